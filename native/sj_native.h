@@ -1,0 +1,107 @@
+/* The public C API of sparkjournal's native core.
+ *
+ * The block between SJ-CDEF-BEGIN and SJ-CDEF-END is handed verbatim to cffi's
+ * cdef by native/build_native.py, so it may hold only plain declarations.
+ * Every function here is safe to call with the GIL released (cffi API mode
+ * releases it); none keeps a pointer to a caller's buffer after it returns.
+ */
+#ifndef SJ_NATIVE_H
+#define SJ_NATIVE_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+/* SJ-CDEF-BEGIN */
+/* CRC-32C (Castagnoli) of data, continuing from crc (0 to start). */
+uint32_t sj_crc32c(uint32_t crc, const char *data, size_t len);
+/* 1 when the SSE4.2 instruction path is in use, 0 for the table fallback. */
+int sj_crc32c_hw(void);
+
+/* Encodes one record at buf[pos]: header, body, zero padding to 8 bytes.
+ * Returns the new position, -1 when the record does not fit in cap,
+ * -2 when pos is not 8-byte aligned, -3 when body_len does not fit in u32. */
+int64_t sj_encode_record(char *buf, size_t cap, size_t pos, uint8_t type, uint8_t flags,
+                         uint16_t user_type, uint32_t file_id, uint64_t record_id,
+                         uint64_t tx_id, uint32_t count, const char *body, size_t body_len);
+
+/* Encodes records start..stop-1 whose bodies are data[offsets[i]:offsets[i+1]]
+ * (Arrow binary offsets; offset_width is 4 or 8). Body i gets record id
+ * ids[i - id_base], or first_id + (i - id_base) when ids is NULL, so a caller
+ * resuming after a full buffer changes only start. Stops before the first record that does not fit and
+ * stores how many were written in *written. Returns the new position,
+ * -2 for a misaligned pos, -3 for offsets out of order or past data_len
+ * (*written then counts the records encoded before the bad one),
+ * -4 for a bad offset_width. */
+int64_t sj_encode_batch(char *buf, size_t cap, size_t pos, uint8_t type, uint16_t user_type,
+                        uint32_t file_id, uint64_t tx_id, uint64_t first_id,
+                        const uint64_t *ids, size_t id_base, const char *data, size_t data_len,
+                        const void *offsets, int offset_width,
+                        size_t start, size_t stop, size_t *written);
+
+/* Resumable scan state; zero it (except pos) before the first sj_scan call. */
+struct sj_scan_state {
+    uint64_t pos;            /* next offset to look at */
+    uint64_t n;              /* records of this file found so far */
+    uint64_t n_clean;        /* records before first_foreign */
+    uint64_t clean_end;      /* end of the last record before first_foreign */
+    int64_t first_foreign;   /* -1 while the data is clean */
+    int32_t done;            /* 1 once the end of the buffer was reached */
+    char reason[96];         /* why first_foreign is foreign, NUL-terminated */
+};
+
+/* Scans buf[st->pos:len] for records of file_id (FORMAT.md "Reading: where data
+ * ends"), writing up to cap records into the column arrays. Returns how many it
+ * wrote this call; call again (same state, fresh arrays) until st->done. Never
+ * reads past len; allocates nothing. */
+int64_t sj_scan(const char *buf, size_t len, uint32_t file_id, int verify_crc,
+                struct sj_scan_state *st, size_t cap,
+                uint8_t *types, uint8_t *flags, uint16_t *user_types,
+                uint32_t *body_lens, uint32_t *counts,
+                uint64_t *record_ids, uint64_t *tx_ids, uint64_t *offsets);
+
+/* Kernel AIO writer: at most max_io writes in flight, each copied into its own
+ * reused align-aligned buffer of max_write bytes. Completions are accounted in
+ * submit order. Thread-safe; a failed write makes the writer fail every later
+ * call with the same -errno (the journal stops on the first I/O error). */
+typedef struct sj_aio sj_aio;
+sj_aio *sj_aio_create(unsigned max_io, size_t max_write, size_t align, int *err);
+/* Returns the write's sequence number (>= 1) or -errno. offset must be aligned;
+ * len <= max_write; the tail up to the next align boundary is zero-filled. */
+int64_t sj_aio_write(sj_aio *aio, int fd, const char *data, size_t len, int64_t offset);
+/* Waits until every write up to seq completed. Returns the highest sequence
+ * number completed in order, or the -errno of a failed write (a short write
+ * is -EIO). */
+int64_t sj_aio_wait(sj_aio *aio, int64_t seq);
+/* Offset of the write that failed (the one behind a -errno), -1 if none. */
+int64_t sj_aio_error_offset(sj_aio *aio);
+/* Number of writes submitted and not yet accounted complete. */
+int64_t sj_aio_in_flight(sj_aio *aio);
+/* Most writes ever in flight at once (for tests of the max_io bound). */
+int64_t sj_aio_max_seen(sj_aio *aio);
+/* Waits for all in-flight writes, then frees everything. */
+void sj_aio_destroy(sj_aio *aio);
+
+/* fdatasync(fd): 0 or -errno. */
+int sj_fdatasync(int fd);
+
+/* The benchmark's baseline: an existing zero-filled file at path is written
+ * bytes_per_write at a time at increasing offsets (wrapping to 0 at its end),
+ * with one fdatasync after every writes_per_sync writes. use_odirect writes
+ * from an aligned buffer through O_DIRECT. Returns writes done or -errno;
+ * *seconds_out gets the elapsed wall time. */
+int64_t sj_raw_sync_loop(const char *path, size_t bytes_per_write, size_t writes,
+                         int use_odirect, double *seconds_out);
+int64_t sj_raw_sync_loop_grouped(const char *path, size_t bytes_per_write, size_t writes,
+                                 size_t writes_per_sync, int use_odirect,
+                                 double *seconds_out);
+/* The commit gate (sj_gate.c): appending threads wait here, without the GIL,
+ * for the generation (count of finished flushes) to move past `seen`. */
+typedef struct sj_gate sj_gate;
+sj_gate *sj_gate_create(void);
+uint64_t sj_gate_generation(sj_gate *gate);
+void sj_gate_advance(sj_gate *gate);
+uint64_t sj_gate_wait(sj_gate *gate, uint64_t seen);
+void sj_gate_destroy(sj_gate *gate);
+/* SJ-CDEF-END */
+
+#endif

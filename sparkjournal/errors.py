@@ -1,0 +1,61 @@
+"""Every error sparkjournal raises on purpose. Each message says what was wrong
+and what to do about it."""
+from __future__ import annotations
+
+
+class SparkJournalError(Exception):
+    """Base of all sparkjournal errors."""
+
+
+class ConfigError(SparkJournalError, ValueError):
+    """An option has a value sparkjournal does not accept."""
+
+    def __init__(self, key: str, value: object, accepted: str):
+        self.key, self.value, self.accepted = key, value, accepted
+        super().__init__(f"option {key}={value!r} is not valid: {key} accepts {accepted}")
+
+
+class CorruptJournalError(SparkJournalError):
+    """Damage before the tail of a journal: never skipped silently."""
+
+    def __init__(self, path: str, offset: int, detail: str):
+        self.path, self.offset, self.detail = path, offset, detail
+        super().__init__(
+            f"journal file {path} is corrupt at offset {offset}: {detail}. Nothing was "
+            f"changed. Run `sparkjournal verify` to see the extent of the damage; open "
+            f"the journal with recover=true to move the damaged file to attic/ and get "
+            f"a report of exactly what was lost.")
+
+
+class FormatVersionError(SparkJournalError):
+    """A file written by a newer sparkjournal."""
+
+    def __init__(self, path: str, found: int, supported: int):
+        self.path, self.found, self.supported = path, found, supported
+        super().__init__(
+            f"{path} has format version {found}, newer than version {supported} which "
+            f"this sparkjournal reads; upgrade sparkjournal to open it (the file was "
+            f"left untouched)")
+
+
+class JournalLockedError(SparkJournalError):
+    """Another process is the writer of this journal."""
+
+
+class JournalClosedError(SparkJournalError):
+    """An operation on a journal that was closed or failed."""
+
+
+class JournalIOError(SparkJournalError, OSError):
+    """A write or sync failed; the journal stops accepting appends.
+
+    Everything acknowledged before the failure is durable; the failed appends
+    and everything after them were not acknowledged."""
+
+
+class TransactionError(SparkJournalError):
+    """Misuse of a transaction: unknown, already ended, or prepared twice."""
+
+
+class NativeUnavailableError(SparkJournalError):
+    """The C core is needed (journalType=ASYNCIO) but was not built."""

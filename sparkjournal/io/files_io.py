@@ -1,0 +1,106 @@
+"""Whole-file operations the journal needs: pre-creating zero-filled data
+files, writing small files atomically, and syncing directories.
+
+Crash behaviour: each function writes under ``<path>.tmp``, syncs it, renames
+it over ``path`` and syncs the directory, so after a crash ``path`` is either
+absent (or its old version) or complete; a leftover ``*.tmp`` is garbage that
+the loader deletes. On this ext4 (no jbd2 journal) only that order makes the
+rename safe: without the file sync the renamed file may be short or unwritten.
+
+Zero-filling (not fallocate) is deliberate: overwriting written zeros commits
+about twice as fast as writing into unwritten extents (disk-limits.md).
+"""
+from __future__ import annotations
+
+import errno as errno_codes
+import mmap
+import os
+
+from .sequential_file import io_error
+
+ZERO_CHUNK = 1 << 20      # one large aligned write at a time
+DIRECT_ALIGN = 4096
+
+
+def fsync_dir(path: str) -> None:
+    """fsyncs the directory ``path`` (makes creates, renames, unlinks in it durable)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as error:
+        raise io_error(error.errno or errno_codes.EIO, "syncing the directory", path) from error
+
+
+def write_file_atomically(path: str, data) -> None:
+    """Replaces ``path`` with ``data``: tmp write, fsync, rename, directory fsync."""
+    tmp = path + ".tmp"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+        try:
+            _write_all(fd, memoryview(data).cast("B"), 0)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError as error:
+        _remove_quietly(tmp)
+        raise io_error(error.errno or errno_codes.EIO, "writing", path) from error
+    fsync_dir(os.path.dirname(os.path.abspath(path)))
+
+
+def create_zero_filled(path: str, size: int, header_bytes) -> None:
+    """Creates ``path`` as ``size`` bytes: ``header_bytes`` then zeros, written
+    (not fallocated) with large aligned O_DIRECT writes where the file system
+    takes them, else buffered; then fsync, rename from ``path.tmp``, dir fsync."""
+    header = memoryview(header_bytes).cast("B")
+    if header.nbytes > min(size, ZERO_CHUNK):
+        raise ValueError(f"a header of {header.nbytes} bytes does not fit in a {size}-byte file")
+    tmp = path + ".tmp"
+    try:
+        fd = _open_for_fill(tmp, direct=size % DIRECT_ALIGN == 0)
+        try:
+            with mmap.mmap(-1, ZERO_CHUNK) as chunk:      # page-aligned, zero-filled
+                first = min(size, ZERO_CHUNK)
+                chunk[:header.nbytes] = header
+                _write_all(fd, memoryview(chunk)[:first], 0)
+                chunk[:header.nbytes] = bytes(header.nbytes)
+                for offset in range(first, size, ZERO_CHUNK):
+                    _write_all(fd, memoryview(chunk)[:min(ZERO_CHUNK, size - offset)], offset)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError as error:
+        _remove_quietly(tmp)
+        raise io_error(error.errno or errno_codes.EIO, "creating the data file", path) from error
+    fsync_dir(os.path.dirname(os.path.abspath(path)))
+
+
+def _open_for_fill(tmp: str, direct: bool) -> int:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
+    if direct:
+        try:
+            return os.open(tmp, flags | os.O_DIRECT, 0o644)
+        except OSError as error:
+            if error.errno != errno_codes.EINVAL:     # EINVAL: no O_DIRECT here
+                raise
+    return os.open(tmp, flags, 0o644)
+
+
+def _write_all(fd: int, view: memoryview, offset: int) -> None:
+    done = 0
+    while done < view.nbytes:
+        wrote = os.pwrite(fd, view[done:], offset + done)
+        if wrote <= 0:
+            raise OSError(errno_codes.ENOSPC, os.strerror(errno_codes.ENOSPC))
+        done += wrote
+
+
+def _remove_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass

@@ -1,0 +1,163 @@
+"""Both I/O backends on real files in tmp_path: what they write is read back,
+the backend choice and its reason are reported, and failures say where."""
+from __future__ import annotations
+
+import errno
+import os
+import warnings
+
+import pytest
+
+from sparkjournal.config import JournalConfig
+from sparkjournal.errors import JournalIOError
+from sparkjournal.io import aio
+from sparkjournal.io.files_io import create_zero_filled, write_file_atomically
+from sparkjournal.io.probe import PROBE_NAME, BackendFallbackWarning, choose_factory
+from sparkjournal.io.sequential_file import io_error
+
+needs_native = pytest.mark.skipif(
+    aio.lib is None, reason="C core not built: run `python native/build_native.py`")
+BACKENDS = [pytest.param("NIO", id="nio"), pytest.param("ASYNCIO", id="aio", marks=needs_native)]
+FILE_SIZE = 1 << 20
+HEADER = b"H" * 4096
+
+
+@pytest.fixture
+def data_file(tmp_path):
+    path = str(tmp_path / "data-1.sjd")
+    create_zero_filled(path, FILE_SIZE, HEADER)
+    return path
+
+
+def factory_for(tmp_path, journal_type, **options):
+    return choose_factory(str(tmp_path), JournalConfig(journalType=journal_type, **options))
+
+
+@pytest.mark.parametrize("journal_type", BACKENDS)
+def test_each_backend_writes_syncs_and_reads_back(tmp_path, data_file, journal_type):
+    with factory_for(tmp_path, journal_type, bufferSize=8192) as factory:
+        assert factory.kind == journal_type
+        block = os.urandom(4096)
+        big = bytearray(os.urandom(3 * 8192 + 512))          # more than one AIO buffer
+        with factory.open(data_file) as journal_file:
+            journal_file.write(block, 4096)
+            journal_file.write(big, 16384)
+            journal_file.sync()
+            assert journal_file.read(4096, 4096) == block
+            assert journal_file.read(16384, len(big)) == big
+            assert journal_file.read(FILE_SIZE - 8, 100) == bytes(8)   # short at end of file
+    with open(data_file, "rb") as handle:
+        content = handle.read()
+    assert content[:4096] == HEADER and content[4096:8192] == block
+    assert len(content) == FILE_SIZE
+
+
+@pytest.mark.parametrize("journal_type", BACKENDS)
+def test_unaligned_write_is_rejected_with_clear_error(tmp_path, data_file, journal_type):
+    with factory_for(tmp_path, journal_type) as factory, factory.open(data_file) as journal_file:
+        with pytest.raises(ValueError, match=r"unaligned write .* 100 bytes at offset 4096"):
+            journal_file.write(b"x" * 100, 4096)
+        with pytest.raises(ValueError, match=r"512 bytes at offset 4100"):
+            journal_file.write(b"x" * 512, 4100)
+        journal_file.sync()
+        assert journal_file.read(4096, 512) == bytes(512)
+
+
+@pytest.mark.parametrize("journal_type", BACKENDS)
+def test_failed_write_reports_path_offset_and_errno(tmp_path, data_file, journal_type):
+    too_far = 1 << 50                                    # beyond ext4's largest file
+    with factory_for(tmp_path, journal_type) as factory, factory.open(data_file) as journal_file:
+        with pytest.raises(JournalIOError) as failure:
+            journal_file.write(b"\0" * 512, too_far)
+            journal_file.sync()                          # AIO reports it on completion
+        assert failure.value.errno in (errno.EFBIG, errno.EINVAL)
+        assert f"{data_file} at offset {too_far} failed" in str(failure.value)
+        if journal_type == "ASYNCIO":   # the AIO writer stays failed: nothing later is reported as written
+            with pytest.raises(JournalIOError) as again:
+                journal_file.write(b"\0" * 512, 4096)
+            assert again.value.errno == failure.value.errno
+
+
+def test_disk_full_is_said_plainly():
+    error = io_error(errno.ENOSPC, "writing 4096 bytes to", "/j/data-1.sjd", 8192)
+    assert error.errno == errno.ENOSPC
+    assert "/j/data-1.sjd at offset 8192 failed: the disk is full (ENOSPC)" in str(error)
+
+
+def test_forced_nio_says_so(tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        factory = factory_for(tmp_path, "NIO")
+    assert (factory.kind, factory.reason) == ("NIO", "forced by journalType=NIO")
+    assert factory.alignment == 512
+
+
+@needs_native
+def test_auto_picks_asyncio_on_this_disk_with_a_reason(tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        factory = factory_for(tmp_path, "AUTO")
+    with factory:
+        assert factory.kind == "ASYNCIO"
+        assert factory.reason.startswith("AUTO chose ASYNCIO: O_DIRECT writes of 512-byte")
+    assert os.listdir(tmp_path) == []                     # the probe file is gone
+
+
+def test_failing_probe_falls_back_to_nio_with_one_warning(tmp_path):
+    config = JournalConfig(journalType="AUTO")
+    with pytest.warns(BackendFallbackWarning) as caught:
+        factory = choose_factory(str(tmp_path), config,
+                                 probe=lambda: (False, "O_DIRECT open is refused (test)"))
+    assert len(caught) == 1
+    assert str(tmp_path) in str(caught[0].message)
+    assert "O_DIRECT open is refused (test)" in str(caught[0].message)
+    assert factory.kind == "NIO"
+    assert factory.reason == "AUTO fell back to NIO: O_DIRECT open is refused (test)"
+
+
+@needs_native
+def test_forced_asyncio_with_failing_probe_raises(tmp_path):
+    config = JournalConfig(journalType="ASYNCIO")
+    with pytest.raises(JournalIOError, match="journalType=ASYNCIO cannot be used .* refused"):
+        choose_factory(str(tmp_path), config, probe=lambda: (False, "O_DIRECT is refused"))
+
+
+@needs_native
+def test_aio_keeps_at_most_maxIO_writes_in_flight(tmp_path, data_file):
+    with factory_for(tmp_path, "ASYNCIO", maxIO=3, bufferSize=4096) as factory:
+        with factory.open(data_file) as journal_file:
+            for offset in range(4096, FILE_SIZE, 4096):
+                journal_file.write(bytes([offset // 4096 % 251]) * 4096, offset)
+            journal_file.sync()
+            assert 1 <= factory.max_in_flight_seen <= 3
+            assert journal_file.read(4096 * 7, 4096) == bytes([7]) * 4096
+            assert journal_file.read(FILE_SIZE - 4096, 4096) == bytes([255 % 251]) * 4096
+
+
+@needs_native
+def test_closed_factory_refuses_to_open_files(tmp_path, data_file):
+    factory = factory_for(tmp_path, "ASYNCIO")
+    factory.close()
+    factory.close()                                        # closing twice is harmless
+    with pytest.raises(JournalIOError, match="closed"):
+        factory.open(data_file)
+
+
+def test_zero_filled_file_has_header_then_zeros_and_no_tmp(tmp_path):
+    path = str(tmp_path / "data-7.sjd")
+    create_zero_filled(path, 3 << 20, HEADER)
+    with open(path, "rb") as handle:
+        content = handle.read()
+    assert len(content) == 3 << 20
+    assert content[:4096] == HEADER and content[4096:] == bytes((3 << 20) - 4096)
+    assert sorted(os.listdir(tmp_path)) == ["data-7.sjd"]
+
+
+def test_write_file_atomically_replaces_the_whole_file(tmp_path):
+    path = str(tmp_path / "journal.meta")
+    write_file_atomically(path, b"first version, long")
+    write_file_atomically(path, b"second")
+    with open(path, "rb") as handle:
+        assert handle.read() == b"second"
+    assert os.listdir(tmp_path) == ["journal.meta"]
+    assert not os.path.exists(str(tmp_path / PROBE_NAME))
