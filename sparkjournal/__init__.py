@@ -1,0 +1,24 @@
+"""sparkjournal: a durable append-only journal for Apache Spark.
+
+    from sparkjournal import Journal, JournalRoot
+    with Journal.open("/var/lib/sparkjournal/events/lane-000") as journal: ...
+"""
+from .config import JournalConfig, load_config
+from .errors import (ConfigError, CorruptJournalError, FormatVersionError, JournalClosedError,
+                     JournalIOError, JournalLockedError, SparkJournalError, TransactionError)
+
+_LAZY = {"Journal": ".journal.journal", "JournalSnapshot": ".journal.journal",
+         "JournalRoot": ".journal.root"}
+
+
+def __getattr__(name):
+    # The journal layer pulls in pyarrow and the C core; config and errors do not.
+    if name in _LAZY:
+        import importlib
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(name)
+
+
+__all__ = ["Journal", "JournalSnapshot", "JournalRoot", "JournalConfig", "load_config",
+           "ConfigError", "CorruptJournalError", "FormatVersionError", "JournalClosedError",
+           "JournalIOError", "JournalLockedError", "SparkJournalError", "TransactionError"]

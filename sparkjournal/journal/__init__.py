@@ -1,0 +1,1 @@
+"""The journal layer: records, transactions, load, group commit, reclaim."""

@@ -1,0 +1,271 @@
+"""Group commit: the timed buffer between appending threads and the data files.
+
+Appends from any thread are encoded straight into a shared buffer under one lock,
+in log order; the state is updated in the same critical section, so the state's
+order is the log's order. A thread that needs durability becomes the *leader*
+if no flush is running: it swaps the buffer out, writes it (padded with zeros to
+the block size) and syncs, with the lock released, while the others keep filling
+the other buffer; when it returns, every append it carried is durable and the
+waiters wake; one of those whose records came later leads the next flush. One
+writer thus pays no timer, and many writers share one write and one sync.
+Appends that need no sync are written when the buffer fills or ``bufferTimeout``
+after the first of them, by a background flusher.
+
+Invariants the loader relies on (FORMAT.md):
+* the bytes written past the last completed sync never exceed the header's sync
+  window (maxIO x bufferSize): a flush that would cross it syncs;
+* a file is synced before the first write into the next one.
+
+Crash behaviour: an append is acknowledged (its call returns, for sync appends)
+only after the sync that covers it returned. A failed write or sync poisons the
+appender: every later call raises JournalIOError; nothing acknowledged is lost.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from typing import Callable
+
+from ..errors import JournalClosedError, JournalIOError
+from ..format import layout
+from .gate import new_gate
+
+Encoder = Callable[[bytearray, int, int], int]   # (buffer, position, file id32) -> new position
+
+
+class Appender:
+    def __init__(self, files, factory, config, start_offset: int, data_end: int,
+                 on_roll: Callable[[], None] | None = None):
+        self.files, self.factory, self.config = files, factory, config
+        self.block = config.deviceBlockSize
+        self.capacity = config.bufferSize
+        self.window = config.sync_window
+        self.on_roll = on_roll
+        self._lock = threading.Lock()
+        self._gate = new_gate()                               # waiters for durability
+        self._timer = threading.Condition(self._lock)         # the flusher, for timed writes
+        self._buf, self._spare = bytearray(self.capacity), bytearray(self.capacity)
+        self._fill = 0
+        self._out = factory.open(files.current.path)
+        self._file_pos = start_offset          # where _buf[0] lands; block aligned
+        self._data_end = data_end              # exact end of the last record written
+        self._appended = self._written = self._durable = 0
+        self._unsynced = 0
+        self._flushing = False
+        self._gathering = False                # a leader is letting others append first
+        self._gather_cond = threading.Condition(self._lock)
+        self._gather_seconds = min(config.bufferTimeout / 1e9, 100e-6)
+        self._last_flush_records = 0
+        self._failure: BaseException | None = None
+        self._closed = False
+        self._first_unflushed_at = 0.0
+        self._timeout = config.bufferTimeout / 1e9
+        self._flusher = threading.Thread(target=self._timed_flushes, name="sparkjournal-flusher",
+                                         daemon=True)
+        self._flusher.start()
+        self.stats = {"flushes": 0, "syncs": 0, "bytes": 0, "rolls": 0}
+
+    # --- the append path ------------------------------------------------------------
+    @property
+    def lock(self) -> threading.Lock:
+        return self._lock
+
+    def append(self, size: int, encode: Encoder, apply: Callable[[int, int], None],
+               sync: bool) -> None:
+        """Encodes one record of ``size`` bytes (record_size of its body) and calls
+        ``apply(file id, offset)`` to update the state; returns once durable if
+        ``sync``. Encoding errors leave the buffer as it was."""
+        with self._lock:
+            self._room_for(size)
+            file_id = self.files.current.file_id
+            offset = self._file_pos + self._fill
+            self._fill = encode(self._buf, self._fill, layout.file_id32(file_id))
+            apply(file_id, offset)
+            self._appended += 1
+            mine = self._appended
+            if self._gathering and mine - self._written >= self._last_flush_records:
+                self._gather_cond.notify()
+            if sync:
+                self._wait_durable(mine)
+            elif not self._first_unflushed_at:
+                self._first_unflushed_at = time.monotonic()
+                self._timer.notify()
+
+    def append_many(self, encode_some: Callable[[bytearray, int, int], tuple], sync: bool) -> None:
+        """Batch path: ``encode_some(buffer, position, file id32)`` encodes as many
+        records as fit and returns (new position, done?, apply(file id, offset of
+        the buffer's start in the file)); called again after each flush until done."""
+        with self._lock:
+            while True:
+                self._check()
+                file_id = self.files.current.file_id
+                room = min(self.capacity, self.files.config.fileSize - self._file_pos)
+                view = memoryview(self._buf)[:room]
+                new_fill, done, apply = encode_some(view, self._fill, layout.file_id32(file_id))
+                view.release()
+                progressed = new_fill != self._fill
+                self._fill = new_fill
+                if progressed:
+                    apply(file_id, self._file_pos)
+                    self._appended += 1
+                if done:
+                    break
+                if self._fill == 0 and not progressed:
+                    self._roll()                 # not even one record fits what is left of the file
+                else:
+                    self._flush(sync=False)
+            if sync:
+                self._wait_durable(self._appended)
+            elif not self._first_unflushed_at:
+                self._first_unflushed_at = time.monotonic()
+                self._timer.notify()
+
+    def _room_for(self, size: int) -> None:
+        while True:
+            self._check()
+            if self._file_pos + self._fill + size > self.files.config.fileSize:
+                self._roll()
+            elif self._fill + size > self.capacity:
+                self._flush(sync=False)
+            else:
+                return
+
+    def _check(self) -> None:
+        if self._failure is not None:
+            raise JournalIOError(getattr(self._failure, "errno", None) or 5,
+                                 f"the journal stopped after a failed write or sync ({self._failure}); "
+                                 f"everything acknowledged before it is durable. Reopen the journal "
+                                 f"to continue") from self._failure
+        if self._closed:
+            raise JournalClosedError("the journal is closed")
+
+    def _wait_durable(self, seq: int) -> None:
+        while self._durable < seq:
+            self._check()
+            if self._flushing or self._gathering:
+                self._await_flush()
+            else:
+                if self._last_flush_records > 1:
+                    self._gather()
+                self._flush(sync=True)
+
+    def _await_flush(self) -> None:
+        """Sleeps (lock released, in C without the GIL) until a flush finishes."""
+        seen = self._gate.generation()
+        self._lock.release()
+        try:
+            self._gate.wait(seen)
+        finally:
+            self._lock.acquire()
+
+    def _gather(self) -> None:
+        """Several threads fed the last flush: the GIL would let this one lead alone
+        again before the woken ones append, so give them a moment (lock released)
+        to add their records to this flush. A lone writer never waits here."""
+        self._gathering = True
+        try:
+            self._gather_cond.wait(self._gather_seconds)
+        finally:
+            self._gathering = False
+
+    def sync(self) -> None:
+        with self._lock:
+            self._wait_durable(self._appended)
+
+    # --- flushing (call with the lock held; drops it around the I/O) ---------------------
+    def _flush(self, sync: bool) -> None:
+        while self._flushing:
+            self._await_flush()
+        self._check()
+        buf, fill, upto, out = self._buf, self._fill, self._appended, self._out
+        length = layout.align_up(fill, self.block)
+        if fill == 0 and (not sync or self._durable == self._written == upto):
+            return
+        sync = sync or self._unsynced + length > self.window
+        offset = self._file_pos
+        buf[fill:length] = bytes(length - fill)
+        self._buf, self._spare = self._spare, buf
+        self._fill = 0
+        if fill:
+            self._data_end = offset + fill
+        self._file_pos += length
+        self._first_unflushed_at = 0.0
+        self._flushing = True
+        self._lock.release()
+        failure = None
+        try:
+            if length:
+                out.write(memoryview(buf)[:length], offset)
+            if sync:
+                out.sync()
+        except BaseException as error:  # noqa: BLE001 - poison, then re-raise in every caller
+            failure = error
+        finally:
+            self._lock.acquire()
+            self._flushing = False
+        if failure is not None:
+            self._failure = failure
+            self._gate.advance()
+            self._timer.notify()
+            self._check()
+        self._last_flush_records = upto - self._written
+        self._written = upto
+        self._unsynced = 0 if sync else self._unsynced + length
+        if sync:
+            self._durable = upto
+            self.stats["syncs"] += 1
+        self.stats["flushes"] += 1
+        self.stats["bytes"] += length
+        self._gate.advance()
+
+    def _roll(self) -> None:
+        """Seals the current file (flush + sync) and moves to the next one."""
+        self._flush(sync=True)
+        sealed_end = self._data_end
+        old = self._out
+        data_file, header = self.files.roll(sealed_end)
+        self._out = self.factory.open(data_file.path)
+        old.close()
+        self._out.write(header, 0)
+        self._file_pos = self._data_end = layout.FILE_HEADER_SIZE
+        self._unsynced = layout.FILE_HEADER_SIZE
+        self.stats["rolls"] += 1
+        if self.on_roll is not None:
+            self.on_roll()
+
+    # --- timed flushes and shutdown -----------------------------------------------------------
+    def _timed_flushes(self) -> None:
+        with self._lock:
+            while not self._closed and self._failure is None:
+                if not self._first_unflushed_at:
+                    self._timer.wait()
+                    continue
+                due = self._first_unflushed_at + self._timeout - time.monotonic()
+                if due > 0:
+                    self._timer.wait(due)
+                    continue
+                try:
+                    self._flush(sync=False)
+                except BaseException:  # noqa: BLE001 - recorded as the failure; callers see it
+                    return
+
+    def close(self) -> None:
+        """Writes and syncs everything appended, then closes the file."""
+        with self._lock:
+            if self._closed:
+                return
+            try:
+                if self._failure is None:
+                    self._wait_durable(self._appended)
+            finally:
+                self._closed = True
+                self._gate.advance()
+                self._timer.notify()
+        self._flusher.join()
+        self._out.close()
+        self._gate.close()
+
+    @property
+    def position(self) -> tuple[int, int]:
+        """(current file id, offset the next flush writes at)."""
+        return self.files.current.file_id, self._file_pos + self._fill

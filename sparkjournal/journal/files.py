@@ -1,0 +1,121 @@
+"""The writer's data files: which one is written, which are free, making new ones.
+
+Crash behaviour of each step:
+* create: zeros + header are written to ``*.tmp``, synced, renamed, and the
+  folder synced; a crash leaves a ``.tmp`` that the next writer deletes.
+* roll into a file: its header is rewritten (new id, the sealed file's end) after
+  the sealed file was synced; the first sync in the new file makes the header and
+  the first records durable together, so a crash shows either the old header
+  (no data here yet) or the new one.
+* free: the header is rewritten with a fresh id and synced *before* the file is
+  handed out or any file depending on it is freed, so its dead records can never
+  look current again (they carry the old id). Deleting or archiving instead
+  removes the file from the folder, with the folder synced.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+
+from ..config import JournalConfig
+from ..io.files_io import create_zero_filled, fsync_dir
+from ..format import layout
+from .datafile import FileHeader, data_file_name, file_number, read_header
+
+
+@dataclasses.dataclass
+class DataFile:
+    path: str
+    header: FileHeader
+
+    @property
+    def file_id(self) -> int:
+        return self.header.file_id
+
+
+class DataFiles:
+    def __init__(self, directory: str, config: JournalConfig, files: list, current: DataFile | None,
+                 free: list, next_id: int):
+        self.directory = directory
+        self.config = config
+        self.in_use: list[DataFile] = files            # id order; the last is current
+        self.free: list[DataFile] = free
+        self.current = current
+        self.next_id = next_id
+        numbers = [file_number(os.path.basename(f.path)) for f in files + free]
+        self.next_number = max(numbers, default=0) + 1
+
+    def header(self, file_id: int, prev: DataFile | None = None, prev_end: int = 0) -> FileHeader:
+        return FileHeader(file_id=file_id, file_size=self.config.fileSize,
+                          block_size=self.config.deviceBlockSize,
+                          sync_window=self.config.sync_window,
+                          user_version=self.config.userVersion,
+                          prev_file_id=prev.file_id if prev else 0,
+                          prev_end=prev_end if prev else 0)
+
+    def take_id(self) -> int:
+        file_id, self.next_id = self.next_id, self.next_id + 1
+        return file_id
+
+    def create(self) -> DataFile:
+        """A new zero-filled file, durable under its final name, put in the pool."""
+        path = os.path.join(self.directory, data_file_name(self.next_number))
+        self.next_number += 1
+        header = self.header(self.take_id())
+        create_zero_filled(path, self.config.fileSize, header.encode())
+        data_file = DataFile(path, header)
+        self.free.append(data_file)
+        return data_file
+
+    def ensure_min_files(self) -> None:
+        while len(self.in_use) + len(self.free) < self.config.minFiles:
+            self.create()
+
+    def roll(self, sealed_end: int) -> tuple[DataFile, bytes]:
+        """The next file to write and the header block to write at its offset 0
+        (the caller writes it with its first records: one sync covers both)."""
+        if not self.free:
+            self.create()
+        data_file = self.free.pop(0)
+        sealed = self.current
+        data_file.header = self.header(self.take_id(), sealed, sealed_end)
+        self.in_use.append(data_file)
+        self.current = data_file
+        return data_file, data_file.header.encode()
+
+    def release(self, file_ids: list[int]) -> None:
+        """Frees files the reclaimer found dead, oldest first (see module doc)."""
+        for file_id in file_ids:
+            data_file = next(f for f in self.in_use if f.file_id == file_id)
+            self.in_use.remove(data_file)
+            if self.config.archive:
+                archive = os.path.join(self.directory, self.config.archiveDirectory)
+                os.makedirs(archive, exist_ok=True)
+                shutil.move(data_file.path, os.path.join(archive, os.path.basename(data_file.path)))
+                fsync_dir(self.directory)
+            elif self.config.poolFiles < 0 or len(self.free) < self.config.poolFiles:
+                self.rewrite_header(data_file, self.header(self.take_id()))
+                self.free.append(data_file)
+            else:
+                os.unlink(data_file.path)
+                fsync_dir(self.directory)
+
+    def rewrite_header(self, data_file: DataFile, header: FileHeader) -> None:
+        fd = os.open(data_file.path, os.O_WRONLY)
+        try:
+            os.pwrite(fd, header.encode(), 0)
+            os.fdatasync(fd)
+        finally:
+            os.close(fd)
+        data_file.header = header
+
+
+def reread(path: str) -> DataFile:
+    return DataFile(path, read_header(path))
+
+
+def first_write_offset(end_of_data: int, block_size: int) -> int:
+    """Where a writer continues a file whose data ends at ``end_of_data``: the
+    next block boundary (the rest of that block is padding)."""
+    return max(layout.align_up(end_of_data, block_size), layout.FILE_HEADER_SIZE)

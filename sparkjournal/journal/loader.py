@@ -1,0 +1,214 @@
+"""Opening a lane: scan every data file, decide where data ends, replay.
+
+Contract (FORMAT.md, "Reading: where data ends"): a torn tail of the newest file
+is end of data and is reported; damage anywhere else fails the load with
+CorruptJournalError naming file and offset, unless recovery is asked for, which
+moves the damaged file to attic/ and reports exactly what was lost. The loader
+itself changes nothing on disk except, for a writer, moving files with bad
+headers to the attic and deleting ``*.tmp`` leftovers (both crash debris).
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+
+from ..errors import CorruptJournalError
+from ..format import layout
+from .datafile import (BadHeader, FileHeader, MappedFile, is_data_file_name, read_header)
+from .records import LoadReport, Recovery, TornTail
+from .state import JournalState
+
+ATTIC = "attic"
+
+
+@dataclasses.dataclass
+class LoadedFile:
+    path: str
+    header: FileHeader
+    mapped: MappedFile
+    scan: object                   # the codec's ScanResult
+    n_data: int                    # scan records that are data (the rest were dropped)
+    end: int                       # end of data: the writer appends after it
+    torn_end: int = 0              # writer zeroes [end, torn_end) before appending
+
+    @property
+    def file_id(self) -> int:
+        return self.header.file_id
+
+
+@dataclasses.dataclass
+class LoadedJournal:
+    directory: str
+    files: list                    # LoadedFile in file id order
+    state: JournalState
+    report: LoadReport
+
+
+def move_to_attic(directory: str, path: str) -> str:
+    attic = os.path.join(directory, ATTIC)
+    os.makedirs(attic, exist_ok=True)
+    target = os.path.join(attic, os.path.basename(path))
+    while os.path.exists(target):
+        target += ".1"
+    shutil.move(path, target)
+    return target
+
+
+def load(directory: str, *, verify_crc: bool = True, writable: bool = False,
+         recover: bool = False) -> LoadedJournal:
+    report = LoadReport()
+    files = _open_files(directory, writable, report)
+    _scan_all(files, verify_crc)
+    damaged = _classify(files, report)
+    if damaged and not recover:
+        file, offset, detail = damaged[0]
+        raise CorruptJournalError(file.path, offset, detail)
+    state = _replay(f for f in files if all(f is not d[0] for d in damaged))
+    if damaged:
+        full = _replay(files)
+        for file, offset, detail in damaged:
+            files.remove(file)
+            file.mapped.close()
+            moved = move_to_attic(directory, file.path) if writable else file.path
+            report.recoveries.append(_what_was_lost(full, state, file, moved, offset, detail))
+    report.files = len(files)
+    report.records_scanned = sum(f.n_data for f in files)
+    report.bytes_scanned = sum(f.end for f in files)
+    report.live_records = len(state.live)
+    report.prepared_tx_ids = [t.tx_id for t in state.txs.values() if t.prepared]
+    report.broken_tx_ids = list(state.broken_tx_ids)
+    return LoadedJournal(directory, files, state, report)
+
+
+def _open_files(directory: str, writable: bool, report: LoadReport) -> list:
+    files = []
+    seen_ids: dict[int, str] = {}
+    for name in sorted(os.listdir(directory)):
+        path = os.path.join(directory, name)
+        if name.endswith(".tmp") and writable:
+            os.unlink(path)                      # a file or header never finished
+            continue
+        if not is_data_file_name(name):
+            continue
+        try:
+            header = read_header(path)
+        except BadHeader as bad:
+            if writable:
+                report.attic.append(move_to_attic(directory, path))
+            report.warnings.append(f"{path}: {bad}; " + ("moved to attic/" if writable else "skipped"))
+            continue
+        if header.file_id in seen_ids:
+            raise CorruptJournalError(path, 16, f"file id {header.file_id} is also the id of "
+                                      f"{seen_ids[header.file_id]}")
+        seen_ids[header.file_id] = path
+        files.append((header, path))
+    files.sort(key=lambda pair: pair[0].file_id)
+    loaded = []
+    for header, path in files:
+        mapped = MappedFile(path)
+        loaded.append(LoadedFile(path, header, mapped, None, 0, layout.FILE_HEADER_SIZE))
+    return loaded
+
+
+def _scan_all(files: list, verify_crc: bool) -> None:
+    for file in files:
+        file.scan = file.mapped.scan(file.file_id, verify_crc)
+
+
+def _own_damaged_record_at(file: LoadedFile, offset: int) -> bool:
+    """Does a record header of this file begin at ``offset`` (damaged, since the
+    scanner rejected it)? Stale bytes of an earlier use carry another file id."""
+    view = file.mapped.view
+    if offset < 0 or offset + layout.RECORD_HEADER_SIZE > len(view):
+        return False
+    fields = layout.RECORD_HEADER.unpack_from(view, offset)
+    return fields[4] == layout.file_id32(file.file_id)
+
+
+def _classify(files: list, report: LoadReport) -> list:
+    """Sets each file's data range; returns [(file, offset, detail)] damaged."""
+    damaged = []
+    newest_with_data = max((i for i, f in enumerate(files) if f.scan.n), default=-1)
+    by_id = {f.file_id: f for f in files}
+    for index, file in enumerate(files):
+        scan = file.scan
+        file.n_data, file.end = scan.n_clean, scan.clean_end
+        after = scan.n - scan.n_clean
+        sealed = index < newest_with_data
+        if after:
+            last = scan.n - 1
+            last_end = scan.offsets[last] + layout.record_size(scan.body_lens[last])
+            within_window = last_end - scan.first_foreign <= file.header.sync_window
+            if sealed or not within_window:
+                damaged.append((file, scan.first_foreign, f"{scan.foreign_reason}, and "
+                                f"{after} valid records follow it"))
+                continue
+            report.torn_tail = TornTail(file.path, scan.clean_end, after, last_end - scan.clean_end)
+            file.torn_end = last_end
+        elif scan.first_foreign >= 0 and _own_damaged_record_at(file, scan.first_foreign):
+            if sealed:
+                damaged.append((file, scan.first_foreign, scan.foreign_reason))
+                continue
+            report.torn_tail = TornTail(file.path, scan.clean_end, 0, 0)
+    for file in files:
+        header = file.header
+        previous = by_id.get(header.prev_file_id) if header.prev_file_id else None
+        if previous is not None and previous.end < header.prev_end and \
+                all(previous is not d[0] for d in damaged):
+            damaged.append((previous, previous.end, f"data ends at {previous.end} but "
+                            f"{file.path} records that it ended at {header.prev_end}"))
+    return damaged
+
+
+def _replay(files) -> JournalState:
+    state = JournalState()
+    for file in files:
+        _replay_file(state, file)
+    return state
+
+
+def _replay_file(state: JournalState, file: LoadedFile) -> None:
+    scan, fid, view = file.scan, file.file_id, file.mapped.view
+    n = file.n_data
+    state.file(fid).records += n
+    columns = zip(scan.types[:n].tolist(), scan.flags[:n].tolist(), scan.user_types[:n].tolist(),
+                  scan.record_ids[:n].tolist(), scan.tx_ids[:n].tolist(),
+                  scan.offsets[:n].tolist(), scan.body_lens[:n].tolist(), scan.counts[:n].tolist())
+    for rtype, flags, user_type, record_id, tx_id, offset, body_len, count in columns:
+        if rtype <= layout.DELETE:
+            if rtype == layout.DELETE:
+                state.delete(record_id, fid)
+            else:
+                state.put(record_id, _version(view, fid, offset, body_len, user_type, flags))
+        elif rtype <= layout.DELETE_TX:
+            version = None if rtype == layout.DELETE_TX else \
+                _version(view, fid, offset, body_len, user_type, flags)
+            state.tx_record(tx_id, rtype, record_id, fid, version)
+        elif rtype == layout.PREPARE:
+            body = offset + layout.RECORD_HEADER_SIZE
+            state.prepare(tx_id, bytes(view[body:body + body_len]), fid)
+        elif tx_id in state.txs:
+            # COMMIT applies only when its per-file count matches (Artemis's
+            # rule); otherwise records are missing and the tx is not applied.
+            if rtype == layout.COMMIT and state.count_in(tx_id, fid) == count:
+                state.commit(tx_id, fid)
+            else:
+                state.rollback(tx_id, fid)
+                if rtype == layout.COMMIT:
+                    state.broken_tx_ids.append(tx_id)
+
+
+def _version(view, fid, offset, body_len, user_type, flags) -> tuple:
+    large_id = 0
+    if flags & layout.FLAG_LARGE:
+        large_id = layout.LARGE_REF.unpack_from(view, offset + layout.RECORD_HEADER_SIZE)[0]
+    return (fid, offset, body_len, user_type, large_id)
+
+
+def _what_was_lost(full: JournalState, kept: JournalState, file: LoadedFile,
+                   moved_to: str, offset: int, detail: str) -> Recovery:
+    lost = [rid for rid, v in full.live.items() if kept.live.get(rid) != v]
+    lost += [rid for rid in kept.live if rid not in full.live]      # a DELETE that was lost
+    lost_tx = sorted(set(file.scan.tx_ids.tolist()) - {0})
+    return Recovery(file.path, moved_to, offset, detail, sorted(lost), lost_tx)

@@ -1,0 +1,58 @@
+"""The one-writer rule: an exclusive ``flock`` on ``journal.lock`` in the lane.
+
+The kernel drops the lock when the holding process dies, however it dies, so a
+lane whose writer was killed is free at once; readers never take it.
+"""
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import time
+
+from ..errors import JournalLockedError
+
+LOCK_FILE = "journal.lock"
+
+
+class LaneLock:
+    def __init__(self, lane_dir: str):
+        self.path = os.path.join(lane_dir, LOCK_FILE)
+        self._fd: int | None = None
+
+    def try_acquire(self) -> bool:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o640)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as error:
+            os.close(fd)
+            if error.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                return False
+            raise
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._fd = fd
+        return True
+
+    def acquire(self, wait: bool, timeout: float | None = None) -> None:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self.try_acquire():
+            if not wait or (deadline is not None and time.monotonic() > deadline):
+                raise JournalLockedError(
+                    f"{os.path.dirname(self.path)} has a writer already (process "
+                    f"{self.holder() or 'unknown'} holds {self.path}); one process writes a "
+                    f"journal at a time. Open another lane through JournalRoot, or pass "
+                    f"lockWait=true to wait for it")
+            time.sleep(0.05)
+
+    def holder(self) -> str:
+        try:
+            with open(self.path, encoding="ascii") as handle:
+                return handle.read().strip()
+        except OSError:
+            return ""
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None

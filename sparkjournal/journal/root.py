@@ -1,0 +1,63 @@
+"""A journal root: the lanes of one node, ``lane-000``, ``lane-001``, ...
+
+Spark runs several Python worker processes per node and each lane has one
+writer, so a writer takes the first lane whose lock is free, creating the next
+lane when all are taken (``mkdir`` is atomic: two processes racing for the same
+new lane cannot both get it). Readers read every lane without locks.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+from ..config import JournalConfig, load_config
+from ..errors import SparkJournalError
+from .journal import Journal, JournalSnapshot
+from .lock import LaneLock
+
+LANE = re.compile(r"^lane-(\d{3,})$")
+
+
+def lane_name(number: int) -> str:
+    return f"lane-{number:03d}"
+
+
+class JournalRoot:
+    def __init__(self, path: str, config: JournalConfig | None = None, **options):
+        self.path = path
+        self.config = config.with_options(options) if config else load_config(options)
+
+    def lanes(self) -> list[str]:
+        """Lane folders, in lane order."""
+        if not os.path.isdir(self.path):
+            return []
+        names = [n for n in os.listdir(self.path) if LANE.match(n)]
+        return [os.path.join(self.path, n) for n in sorted(names, key=lambda n: int(n[5:]))]
+
+    def open_writer(self, max_lanes: int = 1024) -> Journal:
+        """Opens the first free lane (or a new one) for writing."""
+        if not os.path.isdir(self.path):
+            if not self.config.createDirs:
+                raise SparkJournalError(f"journal root {self.path} does not exist and createDirs "
+                                        f"is false; create it or set createDirs=true")
+            os.makedirs(self.path, mode=0o750, exist_ok=True)
+        for number in range(max_lanes):
+            lane = os.path.join(self.path, lane_name(number))
+            try:
+                os.mkdir(lane, 0o750)
+            except FileExistsError:
+                pass
+            lock = LaneLock(lane)
+            if not lock.try_acquire():
+                continue
+            try:
+                return Journal(lane, self.config, lock)
+            except BaseException:
+                lock.release()
+                raise
+        raise SparkJournalError(f"all {max_lanes} lanes of {self.path} have a writer; "
+                                f"close some writers or use another root")
+
+    def read_lanes(self) -> dict[str, JournalSnapshot]:
+        """A lock-free snapshot of every lane."""
+        return {os.path.basename(lane): Journal.read(lane, self.config) for lane in self.lanes()}
