@@ -24,7 +24,7 @@ def flatten(bodies) -> tuple[object, object, pa.Array]:
         array = bodies.combine_chunks() if isinstance(bodies, pa.ChunkedArray) else bodies
         array = array.cast(pa.large_binary()) if array.type != pa.large_binary() else array
     else:
-        items = [ipc_bytes(b) if isinstance(b, pa.RecordBatch) else b for b in bodies]
+        items = [_as_bytes(ipc_bytes(b) if isinstance(b, pa.RecordBatch) else b) for b in bodies]
         array = pa.array(items, type=pa.large_binary())
     if array.null_count:
         raise ValueError("a body is null: every record needs a body (use b'' for an empty one)")
@@ -33,6 +33,11 @@ def flatten(bodies) -> tuple[object, object, pa.Array]:
     _, offsets, data = array.buffers()
     lengths = pc.binary_length(array).cast(pa.int64())
     return (data if data is not None else b""), offsets, lengths
+
+
+def _as_bytes(body):
+    """pa.array takes bytes; other buffer-like bodies are copied once into bytes."""
+    return body if isinstance(body, bytes) else bytes(memoryview(body))
 
 
 def ipc_bytes(batch: pa.RecordBatch) -> pa.Buffer:

@@ -1,0 +1,1 @@
+"""The Spark layer: sinks and readers over journals (imports pyspark)."""
