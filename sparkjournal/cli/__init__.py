@@ -1,0 +1,7 @@
+"""The ``sparkjournal`` command-line tools (entry point: sparkjournal.cli.main:main).
+
+One tool per module: inspect_lanes (what a journal holds), verify (every CRC of
+every file, all damage reported), jsonl_export (export / import as JSON lines),
+perf_journal (synced-write rate and the bufferTimeout to configure),
+bench_journal (the journal against the disk's raw limit, measured in one run).
+"""

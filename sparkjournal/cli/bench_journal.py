@@ -1,0 +1,290 @@
+"""``sparkjournal bench journal``: the journal against the disk's raw limit,
+measured in one run, in one folder (so on one disk), and printed as ratios.
+
+Honesty rules every case follows:
+* the raw loop (bench_support.raw_sync_seconds) writes the same bytes per sync
+  the journal writes: a record of a B-byte body is align8(40 + B) bytes, padded
+  to the 512-byte block, so a 4 KiB commit writes 4608 bytes and a 64 KiB one
+  66048;
+* both start from the same file state: a freshly pre-created zero-filled file
+  (the journal's data files are pre-created by the same function), sized so no
+  file is created or rolled inside a timed loop;
+* the machine is shared and noisy, so every measurement runs ``REPEATS`` times,
+  interleaved (raw, ASYNCIO, NIO, raw, ...), and the table shows medians;
+* only the measured calls are inside the clock: opening, creating files and
+  closing are not, a final flush is.
+A benchmark, never a test: nothing here asserts a time. MISS rows are facts.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+
+import pyarrow as pa
+
+from ..format import layout
+from ..journal.journal import Journal
+from ..journal.batch import ipc_bytes
+from .bench_support import BenchResult, crc_files_seconds, raw_sync_seconds, render_table, require_native
+from .device import block_device_of
+from .paths import UsageError
+from .units import human_bytes
+
+REPEATS = 3
+BACKENDS = ("ASYNCIO", "NIO")
+BLOCK = 512                                  # the journal's deviceBlockSize default
+MIB = 1 << 20
+clock = time.perf_counter
+
+FULL = {"commits": 3000, "records_64k": 1000, "arrow_batches": 24, "one_writer": 2000,
+        "per_thread": 1000, "small_records": 1_000_000, "load_bytes": 1 << 30}
+QUICK = {"commits": 150, "records_64k": 40, "arrow_batches": 3, "one_writer": 150,
+         "per_thread": 40, "small_records": 100_000, "load_bytes": 32 * MIB}
+
+
+def sync_bytes(body_len: int) -> int:
+    """Bytes one single-record commit writes: the record, padded to the block."""
+    return layout.align_up(layout.record_size(body_len), BLOCK)
+
+
+def file_size_for(nbytes: int) -> int:
+    return layout.align_up(nbytes + layout.FILE_HEADER_SIZE + MIB, MIB)
+
+
+class Bench:
+    def __init__(self, directory: str, sizes: dict, log):
+        self.directory, self.sizes, self.log = directory, sizes, log
+
+    def journal(self, backend: str, **options) -> Journal:
+        lane = tempfile.mkdtemp(prefix="lane-", dir=self.directory)
+        return Journal.open(lane, journalType=backend, **options)
+
+    @staticmethod
+    def discard(journal: Journal) -> None:
+        journal.close()
+        shutil.rmtree(journal.directory)
+
+    def interleaved(self, label: str, runs: dict) -> dict:
+        """Runs every {name: function} REPEATS times, interleaved; {name: median}."""
+        values = {name: [] for name in runs}
+        for rep in range(REPEATS):
+            for name, function in runs.items():
+                values[name].append(function())
+            self.log(f"{label} run {rep + 1}/{REPEATS}: " +
+                     ", ".join(f"{name} {v[-1]:,.1f}" for name, v in values.items()))
+        return {name: statistics.median(v) for name, v in values.items()}
+
+
+# --- durable single-record commits, one writer ------------------------------------------------
+def timed_commits(bench: Bench, backend: str, body: bytes, count: int, file_size: int) -> float:
+    journal = bench.journal(backend, fileSize=file_size, minFiles=1)
+    try:
+        started = clock()
+        for record_id in range(1, count + 1):
+            journal.append_add(record_id, body, sync=True)
+        return clock() - started
+    finally:
+        bench.discard(journal)
+
+
+def case_commit_4k(bench: Bench) -> list:
+    count, body = bench.sizes["commits"], os.urandom(4096)
+    per_sync = sync_bytes(len(body))
+    size = file_size_for(count * per_sync)
+    runs = {"raw": lambda: count / raw_sync_seconds(bench.directory, per_sync, count, size)}
+    for backend in BACKENDS:
+        runs[backend] = lambda b=backend: count / timed_commits(bench, b, body, count, size)
+    medians = bench.interleaved("commit_4k (commits/s)", runs)
+    return [BenchResult(f"commit_4k {b}", medians[b], "commits/s", medians["raw"], 0.85, "ratio",
+                        f"{count} durable 4 KiB commits, one writer; raw: O_DIRECT pwrite+fdatasync "
+                        f"of {per_sync} B per sync") for b in BACKENDS]
+
+
+def case_throughput_64k(bench: Bench) -> list:
+    count, body = bench.sizes["records_64k"], os.urandom(64 << 10)
+    per_sync = sync_bytes(len(body))
+    size = file_size_for(count * per_sync)
+    runs = {"raw": lambda: count * per_sync / raw_sync_seconds(bench.directory, per_sync, count, size) / 1e6}
+    for backend in BACKENDS:
+        runs[backend] = lambda b=backend: count * len(body) / timed_commits(bench, b, body, count, size) / 1e6
+    medians = bench.interleaved("throughput_64k (MB/s)", runs)
+    return [BenchResult(f"throughput_64k {b}", medians[b], "MB/s", medians["raw"], 0.80, "ratio",
+                        f"{count} records of 64 KiB, one sync each (payload MB/s); raw: "
+                        f"{per_sync} B per sync") for b in BACKENDS]
+
+
+def event_batch(rows: int) -> pa.RecordBatch:
+    """10k events: int64 id, timestamp, 16-char key, 200-char payload, double."""
+    ids = list(range(rows))
+    return pa.record_batch({
+        "id": pa.array(ids, pa.int64()),
+        "ts": pa.array([1_700_000_000_000_000 + i for i in ids], pa.timestamp("us")),
+        "key": pa.array([f"key-{i:012d}" for i in ids], pa.string()),
+        "payload": pa.array([(f"event {i} " * 30)[:200] for i in ids], pa.string()),
+        "value": pa.array([i * 0.5 for i in ids], pa.float64()),
+    })
+
+
+def case_arrow_batches(bench: Bench) -> list:
+    count, batch = bench.sizes["arrow_batches"], event_batch(10_000)
+    ipc_len = ipc_bytes(batch).size
+    per_sync = layout.align_up(ipc_len, BLOCK)
+
+    def journal_run(backend: str) -> float:
+        journal = bench.journal(backend, fileSize="4m", minFiles=1)
+        try:
+            started = clock()
+            for _ in range(count):
+                journal.append_batch([batch], sync=True)
+            return count * ipc_len / (clock() - started) / 1e6
+        finally:
+            bench.discard(journal)
+
+    runs = {"raw": lambda: count * per_sync / raw_sync_seconds(
+        bench.directory, per_sync, count, layout.align_up(count * per_sync, MIB)) / 1e6}
+    for backend in BACKENDS:
+        runs[backend] = lambda b=backend: journal_run(b)
+    medians = bench.interleaved("arrow_10k (MB/s)", runs)
+    return [BenchResult(f"arrow_10k {b}", medians[b], "MB/s", medians["raw"], 0.80, "ratio",
+                        f"{count} Arrow batches of 10k events ({human_bytes(ipc_len)} IPC each, the "
+                        f"large-record path), one durable append_batch each; raw: {per_sync} B per sync")
+            for b in BACKENDS]
+
+
+# --- group commit: 8 threads against one writer -----------------------------------------------
+def case_threads(bench: Bench) -> list:
+    one, per_thread, threads, body = bench.sizes["one_writer"], bench.sizes["per_thread"], 8, os.urandom(1024)
+    size = file_size_for(max(one, threads * per_thread) * sync_bytes(len(body)))
+
+    def many(backend: str) -> float:
+        journal = bench.journal(backend, fileSize=size, minFiles=1)
+        gate = threading.Barrier(threads + 1)
+
+        def writer(first: int) -> None:
+            gate.wait()
+            for record_id in range(first, first + per_thread):
+                journal.append_add(record_id, body, sync=True)
+        try:
+            workers = [threading.Thread(target=writer, args=(1 + t * per_thread,)) for t in range(threads)]
+            for worker in workers:
+                worker.start()
+            gate.wait()
+            started = clock()
+            for worker in workers:
+                worker.join()
+            return threads * per_thread / (clock() - started)
+        finally:
+            bench.discard(journal)
+
+    runs = {}
+    for backend in BACKENDS:
+        runs[f"{backend} 1"] = lambda b=backend: one / timed_commits(bench, b, body, one, size)
+        runs[f"{backend} 8"] = lambda b=backend: many(b)
+    medians = bench.interleaved("threads_8x1k (commits/s)", runs)
+    return [BenchResult(f"threads_8x1k {b}", medians[f"{b} 8"], "commits/s", medians[f"{b} 1"], 4.0,
+                        "ratio", f"8 threads x {per_thread} durable 1 KiB commits vs one writer "
+                        f"({one} commits)") for b in BACKENDS]
+
+
+# --- the batch call -----------------------------------------------------------------------------
+def case_batch_100b(bench: Bench) -> list:
+    count = bench.sizes["small_records"]
+    data = pa.py_buffer(os.urandom(100) * count)
+    offsets = pa.array(range(0, 100 * (count + 1), 100), pa.int32()).buffers()[1]
+    bodies = pa.Array.from_buffers(pa.binary(), count, [None, offsets, data])
+    file_size = 64 * MIB
+    files = math.ceil(count * layout.record_size(100) / (file_size - layout.FILE_HEADER_SIZE - 490 * 1024)) + 1
+
+    def run(backend: str) -> float:
+        journal = bench.journal(backend, fileSize=file_size, minFiles=files)
+        try:
+            started = clock()
+            journal.append_batch(bodies, sync=False)
+            journal.flush()
+            return count / (clock() - started)
+        finally:
+            bench.discard(journal)
+
+    medians = bench.interleaved("batch_100b (records/s)", {b: (lambda b=b: run(b)) for b in BACKENDS})
+    return [BenchResult(f"batch_100b {b}", medians[b], "records/s", None, 2_000_000, "value",
+                        f"append_batch of a pyarrow binary array of {count:,} 100-byte bodies, then "
+                        f"flush; {files} data files of 64 MiB pre-created") for b in BACKENDS]
+
+
+# --- loading ------------------------------------------------------------------------------------
+def case_load(bench: Bench) -> list:
+    record = 64 << 10
+    count = bench.sizes["load_bytes"] // record
+    journal = bench.journal("AUTO")
+    lane, body = journal.directory, os.urandom(record)
+    try:
+        for first in range(1, count + 1, 64):
+            journal.append_batch([body] * min(64, count + 1 - first), first_record_id=first, sync=False)
+        journal.flush()
+    finally:
+        journal.close()
+    paths = [os.path.join(lane, n) for n in sorted(os.listdir(lane)) if n.endswith(".sjd")]
+    total = sum(os.path.getsize(p) for p in paths)
+    crc_files_seconds(paths, clock)              # warm the page cache: both read it from memory
+
+    def load_run() -> float:
+        started = clock()
+        snapshot = Journal.read(lane)
+        elapsed = clock() - started
+        loaded = len(snapshot)
+        snapshot.close()
+        if loaded != count:
+            raise AssertionError(f"the benchmark journal loaded {loaded} records, wrote {count}")
+        return total / elapsed / 1e9
+
+    medians = bench.interleaved("load (GB/s)", {"crc32c": lambda: total / crc_files_seconds(paths, clock) / 1e9,
+                                                "Journal.read": load_run})
+    shutil.rmtree(lane)
+    return [BenchResult("load Journal.read", medians["Journal.read"], "GB/s", medians["crc32c"], 1.0, "value",
+                        f"{human_bytes(total)} in {len(paths)} files of 10 MiB, {count} records of "
+                        f"64 KiB, from the page cache; baseline: mmap + CRC-32C of the same files")]
+
+
+CASES = {"commit_4k": case_commit_4k, "throughput_64k": case_throughput_64k,
+         "arrow_10k": case_arrow_batches, "threads_8x1k": case_threads,
+         "batch_100b": case_batch_100b, "load": case_load}
+
+
+def run(args) -> int:
+    require_native()
+    if args.dir and not os.path.isdir(args.dir):
+        raise UsageError(f"--dir {args.dir} is not an existing folder")
+    cases = {n: c for n, c in CASES.items() if not args.only or args.only in n}
+    if not cases:
+        raise UsageError(f"--only {args.only!r} matches no case (cases: {', '.join(CASES)})")
+    sizes = QUICK if args.quick else FULL
+    work = tempfile.mkdtemp(prefix="sparkjournal-bench-", dir=args.dir)
+    need = sizes["load_bytes"] * 1.2 + 512 * MIB
+    if shutil.disk_usage(work).free < need:
+        shutil.rmtree(work)
+        raise UsageError(f"the benchmark needs about {human_bytes(need)} free in {work}")
+    device = block_device_of(work)
+    log = lambda text: print(f"bench: {text}", file=sys.stderr, flush=True)       # noqa: E731
+    log(f"measuring in {work} (device {device.name or '-'}, write cache {device.write_cache}); "
+        f"{'quick sizes' if args.quick else 'full sizes'}, median of {REPEATS} interleaved runs")
+    bench, results = Bench(work, sizes, log), []
+    try:
+        for case in cases.values():
+            results += case(bench)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(render_table(results))
+    print(f"\n{sum(r.passed for r in results)} of {len(results)} targets met; device "
+          f"{device.name or '-'}, write cache {device.write_cache}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump([r.as_json() for r in results], handle, indent=2)
+            handle.write("\n")
+    return 0

@@ -1,0 +1,112 @@
+"""What the journal benchmark measures against, and how it reports.
+
+* ``raw_sync_seconds``: the disk's raw limit, the C loop sj_raw_sync_loop
+  (O_DIRECT pwrite of a reused aligned buffer + fdatasync per write) into a
+  freshly pre-created zero-filled file -- the state the journal's own data files
+  start in -- in the benchmark's folder, so on the same disk as the journal.
+* ``BenchResult`` and ``render_table``: one row per measurement, the target
+  either a ratio to the baseline or an absolute value.
+Medians of repeated, interleaved runs are computed by the caller.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import mmap
+import os
+
+from ..errors import JournalIOError, NativeUnavailableError
+from ..io.files_io import create_zero_filled
+
+try:
+    from sparkjournal._sjnative import ffi, lib
+except ImportError:          # no C core: the benchmark refuses to run (no raw baseline)
+    ffi = lib = None
+
+_raw_files = itertools.count()
+
+
+def require_native() -> None:
+    if lib is None or not hasattr(lib, "sj_raw_sync_loop"):
+        raise NativeUnavailableError(
+            "the journal benchmark needs the C core's raw baseline (sj_raw_sync_loop in "
+            "sparkjournal._sjnative), which is not built; reinstall sparkjournal with a C compiler")
+
+
+def raw_sync_seconds(directory: str, bytes_per_write: int, writes: int, file_size: int) -> float:
+    """Seconds the C loop takes for ``writes`` O_DIRECT writes of ``bytes_per_write``
+    bytes, each followed by fdatasync, into a new zero-filled file of
+    ``file_size`` bytes (it wraps to offset 0 at the end). The file is removed."""
+    require_native()
+    path = os.path.join(directory, f".sj-bench-raw-{os.getpid()}-{next(_raw_files)}.dat")
+    create_zero_filled(path, file_size, b"")
+    try:
+        seconds = ffi.new("double *")
+        done = lib.sj_raw_sync_loop(path.encode(), bytes_per_write, writes, 1, seconds)
+        if done < 0:
+            raise JournalIOError(-done, f"the raw sync loop on {path} failed: {os.strerror(-done)}")
+        return seconds[0]
+    finally:
+        os.unlink(path)
+
+
+def crc_files_seconds(paths: list, clock) -> float:
+    """Seconds to map and CRC-32C every byte of ``paths`` (the load baseline)."""
+    require_native()
+    started = clock()
+    for path in paths:
+        with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            with ffi.from_buffer(data) as view:
+                lib.sj_crc32c(0, view, len(view))
+    return clock() - started
+
+
+@dataclasses.dataclass
+class BenchResult:
+    name: str
+    value: float
+    unit: str
+    baseline: float | None       # measured in the same run; None for absolute targets
+    target: float
+    target_of: str               # "ratio": ratio >= target; "value": value >= target
+    detail: str = ""
+
+    @property
+    def ratio(self) -> float | None:
+        return self.value / self.baseline if self.baseline else None
+
+    @property
+    def passed(self) -> bool:
+        measured = self.ratio if self.target_of == "ratio" else self.value
+        return measured is not None and measured >= self.target
+
+    def as_json(self) -> dict:
+        return {"name": self.name, "value": round(self.value, 3), "unit": self.unit,
+                "baseline": None if self.baseline is None else round(self.baseline, 3),
+                "ratio": None if self.ratio is None else round(self.ratio, 4),
+                "target": self.target, "target_of": self.target_of,
+                "pass": self.passed, "detail": self.detail}
+
+
+def _number(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}"
+
+
+def render_table(results: list) -> str:
+    rows = [("name", "value", "unit", "baseline", "ratio", "target", "")]
+    for r in results:
+        target = f">= {r.target:g}x" if r.target_of == "ratio" else f">= {_number(r.target)}"
+        rows.append((r.name, _number(r.value), r.unit, _number(r.baseline),
+                     "-" if r.ratio is None else f"{r.ratio:.2f}", target,
+                     "PASS" if r.passed else "MISS"))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for index, row in enumerate(rows):
+        cells = [row[0].ljust(widths[0])] + [cell.rjust(width) if i < 5 else cell.ljust(width)
+                                             for i, (cell, width) in enumerate(zip(row[1:], widths[1:]), 1)]
+        lines.append("  ".join(cells).rstrip())
+        if index == 0:
+            lines.append("-" * len(lines[0]))
+    return "\n".join(lines)

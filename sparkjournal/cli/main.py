@@ -1,0 +1,139 @@
+"""``sparkjournal`` command line: argument parsing and the exit-status contract.
+
+Exit status: 0 success; 1 the journal is corrupt or an operation failed (a
+journal, I/O or data error); 2 the command line was wrong (unknown command, bad
+option value, a PATH that is no journal). Errors print one line to stderr,
+never a traceback; a bug (an exception that is not ours) still shows one.
+Subcommand modules are imported only when run, so ``--help`` stays quick.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import warnings
+
+from ..errors import ConfigError, SparkJournalError
+from .paths import UsageError
+
+PROG = "sparkjournal"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports errors as one line plus a hint instead of a full usage dump."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
+def _command(parent, name: str, target: str, help_text: str) -> argparse.ArgumentParser:
+    parser = parent.add_parser(name, help=help_text, description=help_text)
+    parser.set_defaults(target=target)
+    return parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description="Tools for sparkjournal journals: inspect, verify, "
+                     "export/import, and measure the disk and the journal.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+
+    inspect = _command(commands, "inspect", "inspect_lanes:run",
+                       "Show what a journal holds: files, live records, transactions, "
+                       "large bodies, attic and archive, per lane.")
+    inspect.add_argument("path", metavar="PATH", help="journal root (lane-NNN folders) or one lane folder")
+    inspect.add_argument("--json", action="store_true", help="machine-readable output")
+
+    verify = _command(commands, "verify", "verify:run",
+                      "Check every record of every file of every lane; exit 1 on corruption.")
+    verify.add_argument("path", metavar="PATH", help="journal root or one lane folder")
+    verify.add_argument("--progress-mb", type=_non_negative_int, default=64, metavar="MB",
+                        help="print a progress line to stderr after every MB mebibytes "
+                        "checked (0: after every file; default 64)")
+    verify.add_argument("--quiet", action="store_true", help="no progress lines")
+
+    export = _command(commands, "export", "jsonl_export:run_export",
+                      "Write every live record and prepared transaction as JSON lines.")
+    export.add_argument("path", metavar="PATH", help="journal root or one lane folder")
+    export.add_argument("-o", "--output", metavar="FILE", default="-", help="output file (default stdout)")
+
+    load = _command(commands, "import", "jsonl_export:run_import",
+                    "Append the records and prepared transactions of an export into a journal.")
+    load.add_argument("file", metavar="FILE", help="a file written by `sparkjournal export` ('-': stdin)")
+    load.add_argument("path", metavar="PATH", help="journal root to create lanes in, or one empty lane folder")
+
+    perf = _command(commands, "perf-journal", "perf_journal:run",
+                    "Time synced 4 KiB writes through the journal's I/O backend and print "
+                    "the bufferTimeout to configure for this disk.")
+    perf.add_argument("dir", metavar="DIR", help="an existing folder on the disk the journal will use")
+    perf.add_argument("--rounds", type=_positive_int, default=5, help="rounds (default 5)")
+    perf.add_argument("--writes", type=_positive_int, default=250, help="synced writes per round (default 250)")
+    perf.add_argument("--journal-type", choices=("AUTO", "ASYNCIO", "NIO"), default="AUTO",
+                      help="I/O backend, as the journalType option (default AUTO)")
+
+    bench = _command(commands, "bench", "", "Benchmarks.")
+    benches = bench.add_subparsers(dest="bench", metavar="BENCH", parser_class=_Parser)
+    benches.required = True
+    journal = _command(benches, "journal", "bench_journal:run",
+                       "Measure the journal against the disk's raw limit in one run and print ratios.")
+    journal.add_argument("--dir", metavar="DIR", help="folder on the disk to measure (default: "
+                         "a temporary folder in the system temp dir, removed afterwards)")
+    journal.add_argument("--json", metavar="FILE", help="also write the results as a JSON list")
+    journal.add_argument("--quick", action="store_true", help="small sizes: a smoke run in seconds")
+    journal.add_argument("--only", metavar="TEXT", help="run only the cases whose name contains TEXT")
+    return parser
+
+
+def _positive_int(text: str) -> int:
+    value = _non_negative_int(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number above 0, got {text!r}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number of 0 or more, got {text!r}")
+    return value
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:              # usage errors (2) and --help (0)
+        return stop.code if isinstance(stop.code, int) else 2
+    module_name, function_name = args.target.split(":")
+    where = f"{PROG} {args.command}"
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warning
+            module = importlib.import_module(f"{__package__}.{module_name}")
+            return int(getattr(module, function_name)(args) or 0)
+    except (UsageError, ConfigError) as error:
+        return _fail(where, error, 2)
+    except (SparkJournalError, OSError) as error:
+        return _fail(where, error, 1)
+    except KeyboardInterrupt:
+        print(f"{where}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"{PROG}: warning: {message}", file=sys.stderr)
+
+
+def _fail(where: str, error: BaseException, status: int) -> int:
+    text = " ".join(str(error).split()) or type(error).__name__
+    if isinstance(error, OSError) and not isinstance(error, SparkJournalError) and error.filename:
+        text = f"{error.filename}: {error.strerror or text}"
+    print(f"{where}: error: {text}", file=sys.stderr)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
