@@ -276,6 +276,13 @@ class Journal(JournalSnapshot):
         """Makes everything appended so far durable."""
         self._appender.sync()
 
+    def _body(self, record: Record) -> memoryview:
+        # A record of the current file may still be in the write buffer or in
+        # flight: the file holds zeros there until the write completes.
+        if record.file_id == self._files.current.file_id:
+            self._appender.sync()
+        return super()._body(record)
+
     def _map(self, file_id: int) -> MappedFile:
         if file_id not in self._paths:
             for data_file in self._files.in_use:

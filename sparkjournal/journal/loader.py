@@ -66,6 +66,10 @@ def load(directory: str, *, verify_crc: bool = True, writable: bool = False,
         raise CorruptJournalError(file.path, offset, detail)
     state = _replay(f for f in files if all(f is not d[0] for d in damaged))
     if damaged:
+        # Loss is judged against every valid record of a damaged file, those after
+        # the damage included (n_data stops at the damage).
+        for file, _offset, _detail in damaged:
+            file.n_data = file.scan.n
         full = _replay(files)
         for file, offset, detail in damaged:
             files.remove(file)

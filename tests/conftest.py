@@ -1,0 +1,55 @@
+"""Shared fixtures for the sparkjournal test suite (fixtures only; helpers that
+one test file needs live in that file).
+
+Journal fixtures use small files (64k data files, 16k write buffer, 2 minimum
+files) so that rolls, reclaim and file reuse happen after a few hundred records.
+"""
+from __future__ import annotations
+
+import pytest
+
+try:
+    import sparkjournal._sjnative  # noqa: F401  (the C core: codec + kernel AIO writer)
+    NATIVE_BUILT = True
+    NATIVE_MISSING_REASON = ""
+except ImportError as _error:  # pragma: no cover - depends on the build
+    NATIVE_BUILT = False
+    NATIVE_MISSING_REASON = (f"the C core sparkjournal._sjnative is not built ({_error}); "
+                             f"journalType=ASYNCIO needs it -- run "
+                             f"`pip install -e . --no-build-isolation` with a C compiler")
+
+BACKENDS = ("ASYNCIO", "NIO")
+
+
+def pytest_configure(config):
+    # pyproject.toml registers `slow`; register it here too if it does not (so a
+    # run with --strict-markers never fails on it).
+    registered = [line.split(":", 1)[0].strip() for line in config.getini("markers")]
+    if "slow" not in registered:
+        config.addinivalue_line("markers", "slow: long-running tests (deselect with -m 'not slow')")
+
+
+@pytest.fixture
+def lane(tmp_path):
+    """Path (str) of a journal lane folder that does not exist yet."""
+    return str(tmp_path / "lane")
+
+
+@pytest.fixture
+def small_options():
+    """Options that make a journal roll files after a few hundred small records."""
+    return {"fileSize": "64k", "bufferSize": "16k", "minFiles": 2}
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request):
+    """The journalType under test; ASYNCIO is skipped when the C core is missing."""
+    if request.param == "ASYNCIO" and not NATIVE_BUILT:
+        pytest.skip(NATIVE_MISSING_REASON)
+    return request.param
+
+
+@pytest.fixture
+def options(small_options, backend):
+    """small_options plus journalType=<backend>."""
+    return {**small_options, "journalType": backend}
