@@ -36,18 +36,29 @@ def fsync_dir(path: str) -> None:
 
 def write_file_atomically(path: str, data) -> None:
     """Replaces ``path`` with ``data``: tmp write, fsync, rename, directory fsync."""
+    def write(fd: int) -> None:
+        _write_all(fd, memoryview(data).cast("B"), 0)
+
+    _publish(path, lambda tmp: os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC,
+                                       0o644), write, "writing")
+
+
+def _publish(path: str, open_tmp, write, action: str) -> None:
+    """The one crash-safe way a whole file appears: written to ``path.tmp``,
+    fsynced, renamed over ``path``, the folder fsynced. A crash leaves either no
+    ``path`` (and a ``.tmp`` that loaders delete) or the complete file."""
     tmp = path + ".tmp"
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+        fd = open_tmp(tmp)
         try:
-            _write_all(fd, memoryview(data).cast("B"), 0)
+            write(fd)
             os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(tmp, path)
     except OSError as error:
         _remove_quietly(tmp)
-        raise io_error(error.errno or errno_codes.EIO, "writing", path) from error
+        raise io_error(error.errno or errno_codes.EIO, action, path) from error
     fsync_dir(os.path.dirname(os.path.abspath(path)))
 
 
@@ -58,25 +69,17 @@ def create_zero_filled(path: str, size: int, header_bytes) -> None:
     header = memoryview(header_bytes).cast("B")
     if header.nbytes > min(size, ZERO_CHUNK):
         raise ValueError(f"a header of {header.nbytes} bytes does not fit in a {size}-byte file")
-    tmp = path + ".tmp"
-    try:
-        fd = _open_for_fill(tmp, direct=size % DIRECT_ALIGN == 0)
-        try:
-            with mmap.mmap(-1, ZERO_CHUNK) as chunk:      # page-aligned, zero-filled
-                first = min(size, ZERO_CHUNK)
-                chunk[:header.nbytes] = header
-                _write_all(fd, memoryview(chunk)[:first], 0)
-                chunk[:header.nbytes] = bytes(header.nbytes)
-                for offset in range(first, size, ZERO_CHUNK):
-                    _write_all(fd, memoryview(chunk)[:min(ZERO_CHUNK, size - offset)], offset)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except OSError as error:
-        _remove_quietly(tmp)
-        raise io_error(error.errno or errno_codes.EIO, "creating the data file", path) from error
-    fsync_dir(os.path.dirname(os.path.abspath(path)))
+    def write(fd: int) -> None:
+        with mmap.mmap(-1, ZERO_CHUNK) as chunk:      # page-aligned, zero-filled
+            first = min(size, ZERO_CHUNK)
+            chunk[:header.nbytes] = header
+            _write_all(fd, memoryview(chunk)[:first], 0)
+            chunk[:header.nbytes] = bytes(header.nbytes)
+            for offset in range(first, size, ZERO_CHUNK):
+                _write_all(fd, memoryview(chunk)[:min(ZERO_CHUNK, size - offset)], offset)
+
+    _publish(path, lambda tmp: _open_for_fill(tmp, direct=size % DIRECT_ALIGN == 0), write,
+             "creating the data file")
 
 
 def _open_for_fill(tmp: str, direct: bool) -> int:
