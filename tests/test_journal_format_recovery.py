@@ -331,6 +331,17 @@ def test_commit_count_mismatch_across_files_is_not_applied(lane, options):
         assert journal.prepared() == []
 
 
+def test_writer_reads_its_own_unflushed_records(lane, options):
+    with Journal.open(lane, bufferTimeout="10s", **options) as journal:
+        journal.append_add(1, b"not yet written", sync=False)
+        journal.append_add_tx(2, 2, b"tx body")
+        journal.commit(2, sync=False)
+        journal.append_update(1, b"updated, not yet written", user_type=5, sync=False)
+        assert live(journal) == {1: (5, b"updated, not yet written"), 2: (0, b"tx body")}
+    with Journal.open(lane, **options) as journal:
+        assert live(journal) == {1: (5, b"updated, not yet written"), 2: (0, b"tx body")}
+
+
 # --- headers ------------------------------------------------------------------------------
 def test_header_only_file_loads_empty(lane, options):
     Journal.open(lane, **options).close()

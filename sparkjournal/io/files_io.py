@@ -70,13 +70,21 @@ def create_zero_filled(path: str, size: int, header_bytes) -> None:
     if header.nbytes > min(size, ZERO_CHUNK):
         raise ValueError(f"a header of {header.nbytes} bytes does not fit in a {size}-byte file")
     def write(fd: int) -> None:
-        with mmap.mmap(-1, ZERO_CHUNK) as chunk:      # page-aligned, zero-filled
+        chunk = mmap.mmap(-1, ZERO_CHUNK)      # page-aligned, zero-filled
+        try:
             first = min(size, ZERO_CHUNK)
             chunk[:header.nbytes] = header
             _write_all(fd, memoryview(chunk)[:first], 0)
             chunk[:header.nbytes] = bytes(header.nbytes)
             for offset in range(first, size, ZERO_CHUNK):
                 _write_all(fd, memoryview(chunk)[:min(ZERO_CHUNK, size - offset)], offset)
+        finally:
+            try:
+                chunk.close()
+            except BufferError:
+                # A failed write's traceback still holds a view of the chunk; a
+                # `with` here would replace that OSError (ENOSPC) by BufferError.
+                pass
 
     _publish(path, lambda tmp: _open_for_fill(tmp, direct=size % DIRECT_ALIGN == 0), write,
              "creating the data file")

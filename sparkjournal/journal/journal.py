@@ -122,17 +122,27 @@ class Journal(JournalSnapshot):
     def __init__(self, path: str, config: JournalConfig, lock: LaneLock):
         self._lock_file = lock
         self.factory = choose_factory(path, config)
-        loaded = load(path, verify_crc=config.checksum, writable=True, recover=config.recover)
-        super().__init__(path, config, loaded)
-        self.large = LargeStore(path, create=True)
-        self._files, start, data_end = self._prepare_files(loaded)
-        self._appender = Appender(self._files, self.factory, config, start, data_end,
-                                  on_roll=self._reclaim)
-        for tx_id in [t.tx_id for t in self._state.txs.values() if not t.prepared]:
-            self.rollback(tx_id)
-            self.report.rolled_back_tx_ids.append(tx_id)
-        self.report.orphan_bodies_removed = self.large.remove_orphans(self._referenced_bodies())
-        self._reclaim()
+        self._appender = None
+        try:
+            loaded = load(path, verify_crc=config.checksum, writable=True, recover=config.recover)
+            super().__init__(path, config, loaded)
+            self.large = LargeStore(path, create=True)
+            self._files, start, data_end = self._prepare_files(loaded)
+            self._appender = Appender(self._files, self.factory, config, start, data_end,
+                                      on_roll=self._reclaim)
+            for tx_id in [t.tx_id for t in self._state.txs.values() if not t.prepared]:
+                self.rollback(tx_id)
+                self.report.rolled_back_tx_ids.append(tx_id)
+            self.report.orphan_bodies_removed = self.large.remove_orphans(self._referenced_bodies())
+            self._reclaim()
+        except BaseException:
+            # A failed open must not leak the flusher thread or the AIO context.
+            try:
+                if self._appender is not None:
+                    self._appender.close()
+            finally:
+                self.factory.close()
+            raise
         log.info("journal %s open: %s; I/O %s (%s)", path, self.report.summary(),
                  self.factory.kind, self.factory.reason)
 

@@ -70,7 +70,9 @@ def load(directory: str, *, verify_crc: bool = True, writable: bool = False,
         # the damage included (n_data stops at the damage).
         for file, _offset, _detail in damaged:
             file.n_data = file.scan.n
-        full = _replay(files)
+        # ... and with every COMMIT applied: a count that no longer matches is
+        # the damage itself, and the transaction's records were lost to it.
+        full = _replay(files, check_counts=False)
         for file, offset, detail in damaged:
             files.remove(file)
             file.mapped.close()
@@ -165,14 +167,14 @@ def _classify(files: list, report: LoadReport) -> list:
     return damaged
 
 
-def _replay(files) -> JournalState:
+def _replay(files, check_counts: bool = True) -> JournalState:
     state = JournalState()
     for file in files:
-        _replay_file(state, file)
+        _replay_file(state, file, check_counts)
     return state
 
 
-def _replay_file(state: JournalState, file: LoadedFile) -> None:
+def _replay_file(state: JournalState, file: LoadedFile, check_counts: bool = True) -> None:
     scan, fid, view = file.scan, file.file_id, file.mapped.view
     n = file.n_data
     state.file(fid).records += n
@@ -195,7 +197,7 @@ def _replay_file(state: JournalState, file: LoadedFile) -> None:
         elif tx_id in state.txs:
             # COMMIT applies only when its per-file count matches (Artemis's
             # rule); otherwise records are missing and the tx is not applied.
-            if rtype == layout.COMMIT and state.count_in(tx_id, fid) == count:
+            if rtype == layout.COMMIT and (state.count_in(tx_id, fid) == count or not check_counts):
                 state.commit(tx_id, fid)
             else:
                 state.rollback(tx_id, fid)
@@ -215,4 +217,10 @@ def _what_was_lost(full: JournalState, kept: JournalState, file: LoadedFile,
     lost = [rid for rid, v in full.live.items() if kept.live.get(rid) != v]
     lost += [rid for rid in kept.live if rid not in full.live]      # a DELETE that was lost
     lost_tx = sorted(set(file.scan.tx_ids.tolist()) - {0})
-    return Recovery(file.path, moved_to, offset, detail, sorted(lost), lost_tx)
+    # A transaction of this file still without an outcome may have lost its
+    # COMMIT to the damage: its records count as lost too.
+    for tx_id in lost_tx:
+        tx = full.txs.get(tx_id)
+        if tx is not None and not tx.prepared:
+            lost += [record[1] for record in tx.records]
+    return Recovery(file.path, moved_to, offset, detail, sorted(set(lost)), lost_tx)
