@@ -93,14 +93,10 @@ class JournalConfig:
     checkForCorruptFiles: bool = True
     archive: bool = False
     archiveDirectory: str = "archive"
-    largeRecordSize: int = 0              # 0: bodies over bufferSize/2 are large
+    largeRecordSize: int = 0              # 0: records that do not fit the buffer are large
     userVersion: int = 0
     lockWait: bool = False
     recover: bool = False
-
-    @property
-    def large_threshold(self) -> int:
-        return self.largeRecordSize or self.bufferSize // 2
 
     @property
     def sync_window(self) -> int:
