@@ -69,7 +69,7 @@ def main(argv=None) -> int:
             query.awaitTermination()
         else:
             target = args.batches
-            while query.isActive and len(sink._done or ()) < target:
+            while query.isActive and sink.batches_landed < target:
                 query.awaitTermination(0.5)
             query.stop()
         if query.exception():

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import os
 
-import re
-
 from ..journal.datafile import is_data_file_name
+from ..journal.lanes import LANE, list_lanes  # noqa: F401 - LANE re-exported
 from ..journal.lock import LOCK_FILE
 
 LANE_MARKERS = (LOCK_FILE, "large", "attic")
-LANE = re.compile(r"^lane-(\d{3,})$")          # as sparkjournal.journal.root names lanes
 
 
 class UsageError(Exception):
@@ -32,11 +30,7 @@ def is_lane_folder(path: str) -> bool:
 
 def root_lanes(path: str) -> list[str]:
     """The ``lane-NNN`` folders directly inside ``path``, in lane order."""
-    try:
-        names = [n for n in os.listdir(path) if LANE.match(n) and os.path.isdir(os.path.join(path, n))]
-    except OSError:
-        return []
-    return [os.path.join(path, n) for n in sorted(names, key=lambda n: int(n[5:]))]
+    return list_lanes(path)
 
 
 def find_lanes(path: str) -> list[tuple[str, str]]:

@@ -34,7 +34,8 @@ from ..errors import CorruptJournalError, FormatVersionError
 from ..format import layout
 from ..journal.datafile import BadHeader, MappedFile, is_data_file_name, read_header
 from ..journal.large import LargeStore
-from ..journal.loader import load
+from ..journal.batch import record_sizes
+from ..journal.loader import load, own_record_at
 from ..journal.state import V_FILE, V_LARGE, V_OFFSET
 from .paths import find_lanes
 from .units import human_bytes, percent, plural
@@ -92,12 +93,10 @@ def scan_file(path: str, header) -> ScannedFile:
     view, n = mapped.view, scan.n
     gaps, ends = [], []
     if n:
-        offsets = _column(scan.offsets, n)
-        lens = pa.Array.from_buffers(pa.uint32(), n, [None, pa.py_buffer(scan.body_lens)]).cast(pa.uint64())
-        sizes = pc.bit_wise_and(pc.add(lens, pa.scalar(layout.RECORD_HEADER_SIZE + layout.RECORD_ALIGN - 1, pa.uint64())),
-                                pa.scalar(~(layout.RECORD_ALIGN - 1) & 0xFFFFFFFFFFFFFFFF, pa.uint64()))
-        ends = pc.add(offsets, sizes)
-        starts = pa.concat_arrays([pa.array([layout.FILE_HEADER_SIZE], pa.uint64()), ends.slice(0, n - 1)])
+        offsets = _column(scan.offsets, n).cast(pa.int64())
+        lens = pa.Array.from_buffers(pa.uint32(), n, [None, pa.py_buffer(scan.body_lens)])
+        ends = pc.add(offsets, record_sizes(lens))
+        starts = pa.concat_arrays([pa.array([layout.FILE_HEADER_SIZE], pa.int64()), ends.slice(0, n - 1)])
         for index in pc.indices_nonzero(pc.not_equal(offsets, starts)).to_pylist():
             start, stop = starts[index].as_py(), offsets[index].as_py()
             first = _first_nonzero(view, start, stop)
@@ -149,7 +148,7 @@ def classify(files: list, findings: list) -> None:
                     ", in a sealed file" if index < newest else ", beyond the sync window")))
         tail = _first_nonzero(file.mapped.view, file.last_end,
                               min(len(file.mapped.view), file.last_end + layout.RECORD_HEADER_SIZE))
-        if tail is not None and _own_record_at(file.mapped.view, tail, fid32):
+        if tail is not None and own_record_at(file.mapped.view, tail, fid32):
             if index < newest:
                 findings.append(Finding("corrupt", file.path, tail, describe(file.mapped.view, tail, fid32)
                                         + ", at the end of a sealed file"))
@@ -161,12 +160,6 @@ def classify(files: list, findings: list) -> None:
             findings.append(Finding("corrupt", previous.path, previous.last_end,
                                     f"data ends at {previous.last_end} but {os.path.basename(file.path)} "
                                     f"records that it ended at {file.header.prev_end}"))
-
-
-def _own_record_at(view, offset: int, file_id32: int) -> bool:
-    if offset + layout.RECORD_HEADER_SIZE > len(view):
-        return False
-    return layout.RECORD_HEADER.unpack_from(view, offset)[4] == file_id32
 
 
 def check_large_bodies(lane_dir: str, loaded, findings: list) -> tuple[int, int]:

@@ -34,6 +34,21 @@ def fsync_dir(path: str) -> None:
         raise io_error(error.errno or errno_codes.EIO, "syncing the directory", path) from error
 
 
+def overwrite_durably(path: str, offset: int, data) -> None:
+    """Overwrites bytes of an existing file in place and fdatasyncs: when it
+    returns they are on disk; a crash before leaves old or new bytes (or a torn
+    mix, which the reader's checksums catch)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+        try:
+            _write_all(fd, memoryview(data).cast("B"), offset)
+            os.fdatasync(fd)
+        finally:
+            os.close(fd)
+    except OSError as error:
+        raise io_error(error.errno or errno_codes.EIO, "overwriting", path, offset) from error
+
+
 def write_file_atomically(path: str, data) -> None:
     """Replaces ``path`` with ``data``: tmp write, fsync, rename, directory fsync."""
     def write(fd: int) -> None:

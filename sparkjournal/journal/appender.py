@@ -85,11 +85,7 @@ class Appender:
             mine = self._appended
             if self._gathering and mine - self._written >= self._last_flush_records:
                 self._gather_cond.notify()
-            if sync:
-                self._wait_durable(mine)
-            elif not self._first_unflushed_at:
-                self._first_unflushed_at = time.monotonic()
-                self._timer.notify()
+            self._after_append(sync)
 
     def append_many(self, encode_some: Callable[[bytearray, int, int], tuple], sync: bool) -> None:
         """Batch path: ``encode_some(buffer, position, file id32)`` encodes as many
@@ -114,11 +110,15 @@ class Appender:
                     self._roll()                 # not even one record fits what is left of the file
                 else:
                     self._flush(sync=False)
-            if sync:
-                self._wait_durable(self._appended)
-            elif not self._first_unflushed_at:
-                self._first_unflushed_at = time.monotonic()
-                self._timer.notify()
+            self._after_append(sync)
+
+    def _after_append(self, sync: bool) -> None:
+        """Waits until everything appended is durable, or arms the timed flush."""
+        if sync:
+            self._wait_durable(self._appended)
+        elif not self._first_unflushed_at:
+            self._first_unflushed_at = time.monotonic()
+            self._timer.notify()
 
     def _room_for(self, size: int) -> None:
         while True:

@@ -35,6 +35,13 @@ def flatten(bodies) -> tuple[object, object, pa.Array]:
     return (data if data is not None else b""), offsets, lengths
 
 
+def record_sizes(body_lengths: pa.Array) -> pa.Array:
+    """layout.record_size of every body length, vectorised (int64)."""
+    lengths = body_lengths.cast(pa.int64())
+    return pc.bit_wise_and(pc.add(lengths, layout.RECORD_HEADER_SIZE + layout.RECORD_ALIGN - 1),
+                           -layout.RECORD_ALIGN)
+
+
 def _as_bytes(body):
     """pa.array takes bytes; other buffer-like bodies are copied once into bytes."""
     return body if isinstance(body, bytes) else bytes(memoryview(body))
@@ -55,8 +62,7 @@ def append_batch(journal, bodies, first_record_id, user_type, tx_id, sync) -> ra
     biggest = pc.max(lengths).as_py()
     if layout.record_size(biggest) > journal.config.bufferSize:
         return _one_by_one(journal, bodies, data, offsets, lengths, first_record_id, user_type, tx_id, sync)
-    sizes = pc.bit_wise_and(pc.add(lengths, layout.RECORD_HEADER_SIZE + layout.RECORD_ALIGN - 1),
-                            -layout.RECORD_ALIGN)
+    sizes = record_sizes(lengths)
     starts = pc.subtract(pc.cumulative_sum(sizes), sizes)      # record i's offset in the run
     state = journal._state
     rtype = layout.ADD_TX if tx_id else layout.ADD

@@ -19,9 +19,9 @@ import os
 import shutil
 
 from ..config import JournalConfig
-from ..io.files_io import create_zero_filled, fsync_dir
+from ..io.files_io import create_zero_filled, fsync_dir, overwrite_durably
 from ..format import layout
-from .datafile import FileHeader, data_file_name, file_number, read_header
+from .datafile import FileHeader, data_file_name, file_number
 
 
 @dataclasses.dataclass
@@ -102,17 +102,8 @@ class DataFiles:
                 fsync_dir(self.directory)
 
     def rewrite_header(self, data_file: DataFile, header: FileHeader) -> None:
-        fd = os.open(data_file.path, os.O_WRONLY)
-        try:
-            os.pwrite(fd, header.encode(), 0)
-            os.fdatasync(fd)
-        finally:
-            os.close(fd)
+        overwrite_durably(data_file.path, 0, header.encode())
         data_file.header = header
-
-
-def reread(path: str) -> DataFile:
-    return DataFile(path, read_header(path))
 
 
 def first_write_offset(end_of_data: int, block_size: int) -> int:

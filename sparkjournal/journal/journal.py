@@ -20,6 +20,7 @@ from ..config import JournalConfig, load_config
 from ..errors import SparkJournalError, TransactionError
 from ..format import layout
 from ..format.codec import CODEC
+from ..io.files_io import overwrite_durably
 from ..io.probe import choose_factory
 from . import batch as batch_mod
 from .appender import Appender
@@ -163,17 +164,16 @@ class Journal(JournalSnapshot):
         free = [DataFile(f.path, f.header) for f in loaded.files[last + 1:]]
         next_id = max((f.file_id for f in loaded.files), default=0) + 1
         files = DataFiles(self.directory, self.config, in_use, None, free, next_id)
-        if not in_use:
-            files.ensure_min_files()
-            first = files.free.pop(0)
-            files.in_use.append(first)
-        files.current = files.in_use[-1]
         files.ensure_min_files()
+        if not files.in_use:
+            files.in_use.append(files.free.pop(0))
+        files.current = files.in_use[-1]
         newest = loaded.files[last] if loaded.files and with_data else None
         data_end = newest.end if newest else layout.FILE_HEADER_SIZE
         start = first_write_offset(data_end, self.config.deviceBlockSize)
         if newest is not None and newest.torn_end > newest.end:
-            _zero_range(newest.path, newest.end, newest.torn_end)
+            # The dropped torn tail must not reappear past new data.
+            overwrite_durably(newest.path, newest.end, bytes(newest.torn_end - newest.end))
         for data_file in files.in_use + files.free:
             self._paths[data_file.file_id] = data_file.path
         return files, start, data_end
@@ -315,12 +315,3 @@ class Journal(JournalSnapshot):
             super().close()
             self._lock_file.release()
 
-
-def _zero_range(path: str, start: int, end: int) -> None:
-    """Overwrites a dropped torn tail with zeros and syncs, before any append."""
-    fd = os.open(path, os.O_WRONLY)
-    try:
-        os.pwrite(fd, bytes(end - start), start)
-        os.fdatasync(fd)
-    finally:
-        os.close(fd)

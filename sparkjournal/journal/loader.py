@@ -64,7 +64,8 @@ def load(directory: str, *, verify_crc: bool = True, writable: bool = False,
     if damaged and not recover:
         file, offset, detail = damaged[0]
         raise CorruptJournalError(file.path, offset, detail)
-    state = _replay(f for f in files if all(f is not d[0] for d in damaged))
+    damaged_ids = {file.file_id for file, _offset, _detail in damaged}
+    state = _replay(f for f in files if f.file_id not in damaged_ids)
     if damaged:
         # Loss is judged against every valid record of a damaged file, those after
         # the damage included (n_data stops at the damage).
@@ -122,14 +123,12 @@ def _scan_all(files: list, verify_crc: bool) -> None:
         file.scan = file.mapped.scan(file.file_id, verify_crc)
 
 
-def _own_damaged_record_at(file: LoadedFile, offset: int) -> bool:
-    """Does a record header of this file begin at ``offset`` (damaged, since the
+def own_record_at(view, offset: int, file_id32: int) -> bool:
+    """Does a record header of this file begin at ``offset`` (damaged, where the
     scanner rejected it)? Stale bytes of an earlier use carry another file id."""
-    view = file.mapped.view
     if offset < 0 or offset + layout.RECORD_HEADER_SIZE > len(view):
         return False
-    fields = layout.RECORD_HEADER.unpack_from(view, offset)
-    return fields[4] == layout.file_id32(file.file_id)
+    return layout.RECORD_HEADER.unpack_from(view, offset)[4] == file_id32
 
 
 def _classify(files: list, report: LoadReport) -> list:
@@ -152,7 +151,7 @@ def _classify(files: list, report: LoadReport) -> list:
                 continue
             report.torn_tail = TornTail(file.path, scan.clean_end, after, last_end - scan.clean_end)
             file.torn_end = last_end
-        elif scan.first_foreign >= 0 and _own_damaged_record_at(file, scan.first_foreign):
+        elif own_record_at(file.mapped.view, scan.first_foreign, layout.file_id32(file.file_id)):
             if sealed:
                 damaged.append((file, scan.first_foreign, scan.foreign_reason))
                 continue
@@ -161,7 +160,7 @@ def _classify(files: list, report: LoadReport) -> list:
         header = file.header
         previous = by_id.get(header.prev_file_id) if header.prev_file_id else None
         if previous is not None and previous.end < header.prev_end and \
-                all(previous is not d[0] for d in damaged):
+                previous.file_id not in {d[0].file_id for d in damaged}:
             damaged.append((previous, previous.end, f"data ends at {previous.end} but "
                             f"{file.path} records that it ended at {header.prev_end}"))
     return damaged

@@ -8,18 +8,12 @@ new lane cannot both get it). Readers read every lane without locks.
 from __future__ import annotations
 
 import os
-import re
 
 from ..config import JournalConfig, load_config
 from ..errors import SparkJournalError
 from .journal import Journal, JournalSnapshot
+from .lanes import LANE, lane_name, list_lanes  # noqa: F401 - LANE re-exported
 from .lock import LaneLock
-
-LANE = re.compile(r"^lane-(\d{3,})$")
-
-
-def lane_name(number: int) -> str:
-    return f"lane-{number:03d}"
 
 
 class JournalRoot:
@@ -29,10 +23,7 @@ class JournalRoot:
 
     def lanes(self) -> list[str]:
         """Lane folders, in lane order."""
-        if not os.path.isdir(self.path):
-            return []
-        names = [n for n in os.listdir(self.path) if LANE.match(n)]
-        return [os.path.join(self.path, n) for n in sorted(names, key=lambda n: int(n[5:]))]
+        return list_lanes(self.path)
 
     def open_writer(self, max_lanes: int = 1024) -> Journal:
         """Opens the first free lane (or a new one) for writing."""

@@ -75,6 +75,11 @@ class DriverJournalSink:
         log.info("batch %d: %d rows, %d bytes committed in %.1f ms", batch_id, table.num_rows,
                  table.nbytes, (time.perf_counter() - started) * 1e3)
 
+    @property
+    def batches_landed(self) -> int:
+        """Batch ids of this query found in or written to the journal so far."""
+        return len(self._done or ())
+
     def close(self) -> None:
         if self._journal is not None:
             self._journal.close()
