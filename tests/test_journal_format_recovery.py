@@ -5,6 +5,7 @@ reported (LoadReport: torn tail, attic, recoveries, rolled back / broken txs).
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import signal
@@ -555,10 +556,22 @@ def spawn(code: str, *args) -> subprocess.Popen:
                             stdout=subprocess.PIPE, text=True, env=env, cwd=REPO)
 
 
-def test_second_writer_gets_clear_lock_error(lane, options):
+@contextlib.contextmanager
+def lock_holder(lane):
+    """A child process that holds the lane's writer lock (it says "locked");
+    killed on the way out if it is still running."""
     child = spawn(HOLDER, lane)
     try:
         assert child.stdout.readline().strip() == "locked"
+        yield child
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.wait()
+
+
+def test_second_writer_gets_clear_lock_error(lane, options):
+    with lock_holder(lane) as child:
         with pytest.raises(JournalLockedError) as caught:
             Journal.open(lane, **options)
         message = str(caught.value)
@@ -566,47 +579,32 @@ def test_second_writer_gets_clear_lock_error(lane, options):
         # A reader needs no lock.
         with Journal.read(lane, **options) as snapshot:
             assert live(snapshot) == {1: (0, b"from the child")}
-    finally:
-        child.kill()
-        child.wait()
 
 
 def test_lock_wait_waits_for_the_writer_to_close(lane, options):
-    child = spawn(HOLDER, lane)
     released = threading.Event()
+    with lock_holder(lane) as child:
+        def release_later():
+            time.sleep(0.5)            # no timing assertion: only the order of events is checked
+            released.set()
+            child.stdin.write("\n")
+            child.stdin.flush()
 
-    def release_later():
-        time.sleep(0.5)            # no timing assertion: only the order of events is checked
-        released.set()
-        child.stdin.write("\n")
-        child.stdin.flush()
-
-    try:
-        assert child.stdout.readline().strip() == "locked"
         threading.Thread(target=release_later, daemon=True).start()
         with Journal.open(lane, lockWait=True, **options) as journal:
             assert released.is_set(), "lockWait returned while the other writer held the lock"
             assert child.stdout.readline().strip() == "released"
             assert live(journal) == {1: (0, b"from the child")}
-    finally:
-        child.kill()
-        child.wait()
 
 
 def test_lock_of_killed_writer_is_free(lane, options):
-    child = spawn(HOLDER, lane)
-    try:
-        assert child.stdout.readline().strip() == "locked"
+    with lock_holder(lane) as child:
         with pytest.raises(JournalLockedError):
             Journal.open(lane, **options)
         os.kill(child.pid, signal.SIGKILL)
         child.wait()
         with Journal.open(lane, **options) as journal:
             assert live(journal) == {1: (0, b"from the child")}
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
 
 
 def test_reader_reads_lane_while_writer_appends(lane, options):
