@@ -1,5 +1,8 @@
 """sparkjournal: a durable append-only journal for Apache Spark.
 
+    from sparkjournal import JournalSink
+    events.writeStream.foreachBatch(JournalSink("/var/lib/sparkjournal/events")).start()
+
     from sparkjournal import Journal, JournalRoot
     with Journal.open("/var/lib/sparkjournal/events/lane-000") as journal: ...
 """
@@ -8,7 +11,15 @@ from .errors import (ConfigError, CorruptJournalError, FormatVersionError, Journ
                      JournalIOError, JournalLockedError, SparkJournalError, TransactionError)
 
 _LAZY = {"Journal": ".journal.journal", "JournalSnapshot": ".journal.journal",
-         "JournalRoot": ".journal.root"}
+         "JournalRoot": ".journal.root", "JournalSink": ".spark.sink",
+         "JournalDataSource": ".spark.datasource", "read_table": ".spark.visible_events"}
+
+
+def register(spark) -> None:
+    """Registers the ``sparkjournal`` data source explicitly (it is also found
+    automatically through the top-level ``pyspark_sparkjournal`` module)."""
+    from .spark.datasource import JournalDataSource
+    spark.dataSource.register(JournalDataSource)
 
 
 def __getattr__(name):
@@ -19,6 +30,6 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
-__all__ = ["Journal", "JournalSnapshot", "JournalRoot", "JournalConfig", "load_config",
+__all__ = ["JournalSink", "JournalDataSource", "read_table", "register", "Journal", "JournalSnapshot", "JournalRoot", "JournalConfig", "load_config",
            "ConfigError", "CorruptJournalError", "FormatVersionError", "JournalClosedError",
            "JournalIOError", "JournalLockedError", "SparkJournalError", "TransactionError"]

@@ -31,7 +31,7 @@ from .loader import LoadedJournal, load
 from .lock import LaneLock
 from .reclaim import reclaim
 from .records import PreparedTransaction, Record
-from .state import V_FILE, V_LARGE, JournalState
+from .state import V_FILE, V_LARGE, V_LEN, V_OFFSET, V_USER_TYPE, JournalState
 
 log = logging.getLogger("sparkjournal.journal")
 
@@ -66,6 +66,16 @@ class JournalSnapshot:
     def prepared(self) -> list[PreparedTransaction]:
         return [PreparedTransaction(t.tx_id, t.xid, [r[1] for r in t.records])
                 for t in self._state.txs.values() if t.prepared]
+
+    def prepared_records(self, tx_id: int) -> list[Record]:
+        """The ADD/UPDATE records of a prepared transaction, as they will be live
+        if it commits (the caller decides visibility; see PreparedTransaction)."""
+        tx = self._state.txs.get(tx_id)
+        if tx is None or not tx.prepared:
+            return []
+        return [Record(record_id, version[V_USER_TYPE], version[V_LEN], version[V_FILE],
+                       version[V_OFFSET], bool(version[V_LARGE]), self._body)
+                for _rtype, record_id, version, _file in tx.records if version is not None]
 
     def _map(self, file_id: int) -> MappedFile:
         mapped = self._maps.get(file_id)

@@ -1,0 +1,189 @@
+"""The commit log: the driver's durable decision for every batch it committed.
+
+Layout, under the log's base URI (a local path, ``hdfs://...``, ``s3://...``;
+reached through ``pyarrow.fs``)::
+
+    <base>/<query>/<batch id, 20 digits>.json    one Decision per committed batch
+    <base>/schema.arrow                          the journal's Arrow schema (IPC)
+
+A Decision names exactly the transactions, as (node id, lane, tx id), whose
+PREPAREd records make up the batch. It is the commit point of the two-phase
+commit: a prepared transaction is visible iff the decision of its batch exists
+and lists it. A decision is written once and never changed; a batch whose
+decision exists is committed and is skipped when Spark replays it.
+
+Crash behaviour: on a local path a decision is written under a temporary name,
+fsynced, renamed, and the folder fsynced (files_io), so it is absent or
+complete. Elsewhere it is written under a temporary name and moved into place
+(an atomic rename on HDFS; on S3 the object appears whole when the copy lands).
+On a cluster, put the log on fault-tolerant storage next to the checkpoint: the
+default, under the journal root, is only right where the driver's disk is as
+durable as the journal.
+
+Everything is JSON or Arrow IPC; nothing read here is unpickled or evaluated.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import time
+import uuid
+
+import pyarrow as pa
+import pyarrow.fs as pafs
+
+from ..errors import SparkJournalError
+from ..io.files_io import write_file_atomically
+
+FORMAT = 1
+SCHEMA_FILE = "schema.arrow"
+
+
+class CommitLogError(SparkJournalError):
+    """The commit log cannot be read or written."""
+
+
+@dataclasses.dataclass(frozen=True)
+class TxRef:
+    """One prepared transaction: which node root, which lane, which tx."""
+    node: str
+    lane: str
+    tx: int
+
+
+@dataclasses.dataclass
+class Decision:
+    query: str
+    batch: int
+    committed_at_ms: int
+    txs: list[dict]                  # TxRef fields plus host, root, records, rows, bytes
+
+    def tx_refs(self) -> set[TxRef]:
+        return {TxRef(t["node"], t["lane"], int(t["tx"])) for t in self.txs}
+
+    @property
+    def rows(self) -> int:
+        return sum(int(t.get("rows", 0)) for t in self.txs)
+
+    def to_json(self) -> bytes:
+        return json.dumps({"format": FORMAT, **dataclasses.asdict(self)},
+                          sort_keys=True).encode()
+
+    @classmethod
+    def from_json(cls, raw: bytes, where: str) -> "Decision":
+        try:
+            data = json.loads(raw)
+            if data.get("format") != FORMAT:
+                raise ValueError(f"format {data.get('format')!r}, expected {FORMAT}")
+            return cls(str(data["query"]), int(data["batch"]), int(data["committed_at_ms"]),
+                       list(data["txs"]))
+        except (ValueError, KeyError, TypeError) as error:
+            raise CommitLogError(f"commit log entry {where} is unreadable ({error}); it "
+                                 f"must be a decision written by sparkjournal. Restore it "
+                                 f"from a backup; do not delete it (its batch would be "
+                                 f"presumed aborted)") from error
+
+
+def safe_name(query: str) -> str:
+    """A query id as one path segment."""
+    if not query or "/" in query or query in (".", "..") or "\x00" in query:
+        raise SparkJournalError(f"query id {query!r} cannot name a commit log folder: use "
+                                f"letters, digits, '-', '_' or '.' and no '/'")
+    return query
+
+
+class CommitLog:
+    def __init__(self, uri: str):
+        self.uri = uri
+        try:
+            if "://" in uri:
+                self.fs, self.base = pafs.FileSystem.from_uri(uri)
+            else:
+                self.fs, self.base = pafs.LocalFileSystem(), os.path.abspath(uri)
+        except (pa.ArrowInvalid, OSError) as error:
+            raise CommitLogError(f"commit log location {uri!r} cannot be used: {error}. "
+                                 f"Give a local path or a URI pyarrow.fs supports "
+                                 f"(hdfs://, s3://, gs://)") from error
+        self.local = isinstance(self.fs, pafs.LocalFileSystem)
+        self._cache: dict[tuple[str, int], Decision | None] = {}
+
+    def _path(self, query: str, batch: int) -> str:
+        return f"{self.base}/{safe_name(query)}/{batch:020d}.json"
+
+    def decision(self, query: str, batch: int) -> Decision | None:
+        """The batch's decision, or None if it was never committed. Found
+        decisions are cached (they never change); absent ones are not."""
+        key = (query, batch)
+        if key in self._cache:
+            return self._cache[key]
+        raw = self._read(self._path(query, batch))
+        if raw is None:
+            return None
+        found = self._cache[key] = Decision.from_json(raw, self._path(query, batch))
+        return found
+
+    def batches(self, query: str) -> list[int]:
+        """Committed batch ids of a query, ascending."""
+        selector = pafs.FileSelector(f"{self.base}/{safe_name(query)}", allow_not_found=True)
+        names = [info.base_name for info in self._call(self.fs.get_file_info, selector)]
+        return sorted(int(n[:-5]) for n in names if n.endswith(".json") and n[:-5].isdigit())
+
+    def queries(self) -> list[str]:
+        selector = pafs.FileSelector(self.base, allow_not_found=True)
+        infos = self._call(self.fs.get_file_info, selector)
+        return sorted(i.base_name for i in infos if i.type == pafs.FileType.Directory)
+
+    def record(self, query: str, batch: int, txs: list[dict]) -> Decision:
+        """Durably writes the decision of a batch. The caller checked it is not
+        decided yet (a decision is never overwritten)."""
+        decision = Decision(query, batch, int(time.time() * 1000), txs)
+        self._write(self._path(query, batch), decision.to_json())
+        self._cache[(query, batch)] = decision
+        return decision
+
+    def read_schema(self) -> pa.Schema | None:
+        raw = self._read(f"{self.base}/{SCHEMA_FILE}")
+        if raw is None:
+            return None
+        try:
+            return pa.ipc.read_schema(pa.py_buffer(raw))
+        except pa.ArrowInvalid as error:
+            raise CommitLogError(f"{self.base}/{SCHEMA_FILE} is not an Arrow schema "
+                                 f"({error}); restore it or remove it to adopt the next "
+                                 f"batch's schema") from error
+
+    def write_schema(self, schema: pa.Schema) -> None:
+        self._write(f"{self.base}/{SCHEMA_FILE}", schema.serialize().to_pybytes())
+
+    # --- storage ---------------------------------------------------------------
+    def _read(self, path: str) -> bytes | None:
+        try:
+            with self.fs.open_input_stream(path) as stream:
+                return stream.read()
+        except FileNotFoundError:
+            return None
+        except OSError as error:
+            raise CommitLogError(f"cannot read commit log entry {path}: {error}") from error
+
+    def _write(self, path: str, data: bytes) -> None:
+        try:
+            if self.local:
+                os.makedirs(os.path.dirname(path), mode=0o750, exist_ok=True)
+                write_file_atomically(path, data)
+                return
+            self.fs.create_dir(path.rsplit("/", 1)[0], recursive=True)
+            tmp = f"{path}.{uuid.uuid4().hex}.tmp"
+            with self.fs.open_output_stream(tmp) as stream:
+                stream.write(data)
+            self.fs.move(tmp, path)
+        except OSError as error:
+            raise CommitLogError(f"cannot write commit log entry {path}: {error}. The batch "
+                                 f"was not committed (its prepared data stays invisible); "
+                                 f"fix the commit log location and restart the query") from error
+
+    def _call(self, fn, *args):
+        try:
+            return fn(*args)
+        except OSError as error:
+            raise CommitLogError(f"cannot list commit log {self.uri}: {error}") from error

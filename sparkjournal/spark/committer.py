@@ -1,0 +1,127 @@
+"""The driver's half of the two-phase commit, shared by the foreachBatch sink and
+the DataSource writers.
+
+``commit(query, batch, messages)``, called once every task of the batch
+succeeded, with exactly the commit messages Spark handed back (one per winning
+task attempt):
+
+1. writes the batch's decision to the commit log - the commit point;
+2. then writes COMMIT (and ROLLBACK for the lane's other decided transactions)
+   into every lane it can reach now: the root is visible here with the same
+   node id, and no live process holds the lane. Lanes held by executor workers
+   are resolved by their holder at its next task, by readers and maintenance.
+
+Crash behaviour: killed before 1, nothing of the batch is visible and Spark
+replays it; the replay's tasks write new transactions and the old ones are
+aborted once the replay's decision exists without them. Killed after 1, the
+batch is committed: the replay finds the decision and skips.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import time
+
+from ..config import load_config
+from ..journal.journal import Journal
+from ..journal.lock import LaneLock
+from .commit_log import CommitLog, Decision
+from .node import read_node_id, resolve_root
+from .resolve import commit_log, resolve_lane
+from .schema import evolve
+
+log = logging.getLogger("sparkjournal.commit")
+
+
+def default_log_uri(path: str) -> str:
+    """The embedded default: ``_commits`` under the journal root as the driver sees it."""
+    return os.path.join(resolve_root(path), "_commits")
+
+
+@dataclasses.dataclass
+class BatchMetrics:
+    query: str
+    batch: int
+    skipped: bool = False
+    rows: int = 0
+    bytes: int = 0
+    records: int = 0
+    tasks: int = 0
+    lanes: list = dataclasses.field(default_factory=list)     # "host:root/lane"
+    job_ms: float = 0.0          # the Spark job that ran the tasks (includes the two below)
+    write_ms: float = 0.0        # slowest task's append time
+    prepare_ms: float = 0.0      # slowest task's PREPARE sync
+    commit_log_ms: float = 0.0
+    commit_records_ms: float = 0.0
+    lanes_committed_now: int = 0
+
+    def line(self) -> str:
+        if self.skipped:
+            return f"batch {self.batch} of query {self.query}: already committed, skipped"
+        return (f"batch {self.batch} of query {self.query}: {self.rows} rows, {self.bytes} bytes, "
+                f"{self.records} records from {self.tasks} tasks into {len(self.lanes)} lanes; "
+                f"job {self.job_ms:.1f} ms (write {self.write_ms:.1f}, PREPARE sync "
+                f"{self.prepare_ms:.1f}), commit log {self.commit_log_ms:.1f} ms, COMMIT "
+                f"records {self.commit_records_ms:.1f} ms ({self.lanes_committed_now} lanes now)")
+
+
+class BatchCommitter:
+    def __init__(self, path: str, options: dict, log_uri: str | None = None):
+        self.path = path
+        self.options = dict(options)
+        self.config = load_config(self.options)
+        self.log_uri = log_uri or default_log_uri(path)
+        self.log: CommitLog = commit_log(self.log_uri)
+
+    def is_committed(self, query: str, batch: int) -> bool:
+        return self.log.decision(query, batch) is not None
+
+    def check_schema(self, arrow_schema, where: str) -> None:
+        """Fails on an incompatible schema; stores an evolved one."""
+        evolved = evolve(self.log.read_schema(), arrow_schema, where)
+        if evolved is not None:
+            self.log.write_schema(evolved)
+
+    def commit(self, query: str, batch: int, messages: list[dict], metrics: BatchMetrics) -> Decision:
+        started = time.perf_counter()
+        txs = [{k: m[k] for k in ("node", "host", "root", "lane", "tx", "records", "rows", "bytes")}
+               for m in messages]
+        decision = self.log.record(query, batch, txs)
+        logged = time.perf_counter()
+        metrics.lanes_committed_now = self.commit_reachable(messages)
+        metrics.commit_log_ms = (logged - started) * 1e3
+        metrics.commit_records_ms = (time.perf_counter() - logged) * 1e3
+        metrics.rows = sum(m["rows"] for m in messages)
+        metrics.bytes = sum(m["bytes"] for m in messages)
+        metrics.records = sum(m["records"] for m in messages)
+        metrics.tasks = len(messages)
+        metrics.lanes = sorted({f"{m['host']}:{m['root']}/{m['lane']}" for m in messages})
+        metrics.write_ms = max((m["write_ms"] for m in messages), default=0.0)
+        metrics.prepare_ms = max((m["prepare_ms"] for m in messages), default=0.0)
+        return decision
+
+    def commit_reachable(self, messages: list[dict]) -> int:
+        """Resolves the lanes of ``messages`` that this process can lock now."""
+        done = 0
+        for node, root, lane in sorted({(m["node"], m["root"], m["lane"]) for m in messages}):
+            if read_node_id(root) != node:
+                continue                         # another node's root: its holder resolves it
+            directory = os.path.join(root, lane)
+            lock = LaneLock(directory)
+            if not lock.try_acquire():
+                continue                         # a live writer holds it and will resolve it
+            try:
+                journal = Journal(directory, self.config, lock)
+            except Exception:
+                lock.release()
+                log.exception("cannot open lane %s to write its COMMIT records; its next "
+                              "writer or reader resolves it from the commit log", directory)
+                continue
+            try:
+                resolve_lane(journal, node, lane)
+                journal.flush()
+                done += 1
+            finally:
+                journal.close()
+        return done

@@ -1,0 +1,127 @@
+"""The ``sparkjournal`` data source: the same two-phase commit as JournalSink,
+through PySpark's Python DataSource writers.
+
+    events.writeStream.format("sparkjournal").option("checkpointLocation", c).start(path)
+    df.write.format("sparkjournal").mode("append").save(path)
+
+``write()`` runs in executor tasks (lane_writer.write_task: PREPARE before it
+returns); ``commit()`` runs on the driver with the messages of the winning
+attempts and records the decision (committer.py). A stream batch id already
+decided is not written twice: its tasks find the decision and write nothing,
+and any transaction a replay still wrote is aborted by the existing decision.
+A batch write is one decision of its own (query ``batch-write-<id>``); an
+aborted one records an empty decision, so its prepared data is rolled back.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import uuid
+
+from pyspark.sql.datasource import (DataSource, DataSourceArrowWriter,
+                                    DataSourceStreamArrowWriter, WriterCommitMessage)
+
+from ..errors import SparkJournalError
+from .committer import BatchCommitter, BatchMetrics
+from .lane_writer import WritePlan, write_task
+from .schema import spark_to_arrow
+from .sink import split_options
+
+log = logging.getLogger("sparkjournal.datasource")
+
+
+@dataclasses.dataclass
+class JournalCommitMessage(WriterCommitMessage):
+    message: dict | None            # lane_writer's commit message; None: no rows
+    query: str
+    batch: int
+
+
+def _setup(options) -> tuple[str, BatchCommitter, tuple, str | None]:
+    options = dict(options)
+    path = options.get("path")
+    if not path:
+        raise SparkJournalError("the sparkjournal data source needs a path: .save(path), "
+                                ".start(path) or .option('path', ...)")
+    sink_options, journal_options = split_options(options)
+    committer = BatchCommitter(path, journal_options, sink_options.get("commitLog"))
+    return path, committer, tuple(sorted(journal_options.items())), sink_options.get("txnAppId")
+
+
+class _Writer:
+    def __init__(self, options, schema, query: str | None, batch: int | None):
+        self.path, committer, self.journal_options, app_id = _setup(options)
+        self.log_uri = committer.log_uri
+        self.plan = WritePlan(self.path, self.journal_options, self.log_uri, app_id or query, batch)
+        committer.check_schema(spark_to_arrow(schema), f"a write into {self.path}")
+
+    def write(self, iterator):
+        from pyspark import TaskContext
+        message = write_task(iterator, self.plan)
+        context = TaskContext.get()
+        query = self.plan.query or context.getLocalProperty("sql.streaming.queryId")
+        batch = self.plan.batch
+        if batch is None:
+            batch = int(context.getLocalProperty("streaming.sql.batchId"))
+        return JournalCommitMessage(message, query, batch)
+
+    def _finish(self, messages, batch: int | None) -> None:
+        committer = BatchCommitter(self.path, dict(self.journal_options), self.log_uri)
+        written = [m for m in messages if isinstance(m, JournalCommitMessage)]
+        query = self.plan.query or next((m.query for m in written), None)
+        if batch is None:
+            batch = self.plan.batch
+        found = [m.message for m in written if m.message is not None]
+        if query is None:
+            return                                    # no task ran: nothing was written
+        metrics = BatchMetrics(query, batch)
+        if committer.is_committed(query, batch):
+            metrics.skipped = True                    # a replay: its new txs stay aborted
+            committer.commit_reachable(found)
+        else:
+            committer.commit(query, batch, found, metrics)
+        log.info(metrics.line())
+
+
+class JournalBatchWriter(_Writer, DataSourceArrowWriter):
+    def __init__(self, options, schema):
+        super().__init__(options, schema, f"batch-write-{uuid.uuid4().hex[:16]}", 0)
+
+    def commit(self, messages) -> None:
+        self._finish(messages, 0)
+
+    def abort(self, messages) -> None:
+        committer = BatchCommitter(self.path, dict(self.journal_options), self.log_uri)
+        if not committer.is_committed(self.plan.query, 0):
+            committer.log.record(self.plan.query, 0, [])
+        found = [m.message for m in messages
+                 if isinstance(m, JournalCommitMessage) and m.message is not None]
+        committer.commit_reachable(found)
+
+
+class JournalStreamWriter(_Writer, DataSourceStreamArrowWriter):
+    def __init__(self, options, schema):
+        super().__init__(options, schema, None, None)
+
+    def commit(self, messages, batchId: int) -> None:
+        self._finish(messages, batchId)
+
+    def abort(self, messages, batchId: int) -> None:
+        # Presumed abort: without a decision the batch's prepared data stays
+        # invisible, and Spark retries the batch under the same id.
+        log.warning("batch %d of the stream into %s aborted; it is retried under the same id",
+                    batchId, self.path)
+
+
+class JournalDataSource(DataSource):
+    @classmethod
+    def name(cls) -> str:
+        return "sparkjournal"
+
+    def writer(self, schema, overwrite: bool):
+        if overwrite:
+            raise SparkJournalError("sparkjournal is append-only: use mode('append')")
+        return JournalBatchWriter(self.options, schema)
+
+    def streamWriter(self, schema, overwrite: bool):
+        return JournalStreamWriter(self.options, schema)

@@ -1,0 +1,194 @@
+"""Phase one of the two-phase commit, in an executor task.
+
+A task writes its partition's Arrow batches into a lane of its node's root as
+the records of ONE transaction, closes it with a PREPARE (XID: query, batch,
+commit log; see xid.py) synced before the task returns, and returns a small
+commit message naming the transaction. Nothing of it is visible until the
+driver's decision lists it (resolve.py).
+
+A Python worker process keeps its lane open across tasks (Spark reuses workers),
+so a task pays no lane load; before writing, it resolves whatever the commit
+log has decided for the lane's earlier prepared transactions.
+
+Crash behaviour: killed before the PREPARE is durable, the transaction is open
+and is rolled back when the lane is next opened; killed after, it stays
+prepared and the commit log decides it. A task that fails rolls back its
+unprepared transaction at once.
+"""
+from __future__ import annotations
+
+import atexit
+import dataclasses
+import logging
+import os
+import socket
+import time
+
+import pyarrow as pa
+
+from ..errors import TransactionError
+from ..journal.journal import Journal
+from ..journal.root import JournalRoot
+from . import event_records
+from .node import node_id, resolve_root
+from .resolve import commit_log, resolve_lane
+from .xid import BatchXid
+
+log = logging.getLogger("sparkjournal.task")
+APPEND_CHUNK = 64 << 20          # Arrow bytes handed to one append_batch call
+INJECT_FAILURE = "sparkjournal.inject.fail"   # local property: "afterWrite:P" / "afterPrepare:P"
+
+MESSAGE_SCHEMA = pa.schema([
+    ("node", pa.string()), ("host", pa.string()), ("root", pa.string()), ("lane", pa.string()),
+    ("tx", pa.int64()), ("records", pa.int64()), ("rows", pa.int64()), ("bytes", pa.int64()),
+    ("partition", pa.int64()), ("attempt", pa.int64()),
+    ("write_ms", pa.float64()), ("prepare_ms", pa.float64())])
+
+
+class SinkTaskError(RuntimeError):
+    """A task could not write its part of a batch; names the batch, host and lane."""
+
+
+@dataclasses.dataclass(frozen=True)
+class WritePlan:
+    """What every task of one write needs (pickled into the tasks)."""
+    path: str                    # journal root path, placeholders allowed (node.py)
+    options: tuple               # journal options as (key, value) pairs
+    log_uri: str
+    query: str | None            # None: the task reads sql.streaming.queryId
+    batch: int | None            # None: the task reads streaming.sql.batchId
+
+
+@dataclasses.dataclass
+class LaneWriter:
+    journal: Journal
+    node: str
+    root: str
+    lane: str
+
+
+_OPEN: dict[tuple, LaneWriter] = {}
+
+
+def lane_writer(path: str, options: tuple) -> LaneWriter:
+    """This process's writer on ``path``'s node root (opened on first use)."""
+    key = (path, options)
+    writer = _OPEN.get(key)
+    if writer is None:
+        root = resolve_root(path)
+        node = node_id(root)
+        journal = JournalRoot(root, **dict(options)).open_writer()
+        writer = _OPEN[key] = LaneWriter(journal, node, root, os.path.basename(journal.directory))
+        log.info("task writer of pid %d holds %s", os.getpid(), journal.directory)
+    return writer
+
+
+def drop_writer(path: str, options: tuple) -> None:
+    writer = _OPEN.pop((path, options), None)
+    if writer is not None:
+        try:
+            writer.journal.close()
+        except Exception:                               # already failed: nothing to save
+            log.exception("closing the failed lane writer %s", writer.journal.directory)
+
+
+@atexit.register
+def _close_all() -> None:
+    for key in list(_OPEN):
+        drop_writer(*key)
+
+
+def _task_identity(plan: WritePlan) -> tuple[str, int, int, int, int, str | None]:
+    from pyspark import TaskContext
+    context = TaskContext.get()
+    if context is None:                                 # called outside Spark (tools, tests)
+        return plan.query or "direct", plan.batch or 0, -1, 0, -1, None
+    query = plan.query or context.getLocalProperty("sql.streaming.queryId")
+    batch = plan.batch if plan.batch is not None else context.getLocalProperty("streaming.sql.batchId")
+    if query is None or batch is None:
+        raise SinkTaskError("the task has no streaming query id or batch id: the sparkjournal "
+                            "stream writer runs only inside a streaming query")
+    return (query, int(batch), context.partitionId(), context.attemptNumber(),
+            context.taskAttemptId(), context.getLocalProperty(INJECT_FAILURE))
+
+
+def _maybe_fail(inject: str | None, point: str, partition: int, attempt: int) -> None:
+    """Fault injection for tests: fail the first attempt of a partition."""
+    if inject and attempt == 0 and inject == f"{point}:{partition}":
+        raise SinkTaskError(f"injected failure {inject} (first attempt of partition {partition})")
+
+
+def write_task(batches, plan: WritePlan) -> dict | None:
+    """Writes one task's batches as one prepared transaction; returns its commit
+    message (MESSAGE_SCHEMA fields), or None if the partition had no rows."""
+    query, batch_id, partition, attempt, task, inject = _task_identity(plan)
+    if commit_log(plan.log_uri).decision(query, batch_id) is not None:
+        return None                         # a replay of a committed batch: nothing to write
+    where = f"batch {batch_id} of query {query} on host {socket.gethostname()}"
+    try:
+        writer = lane_writer(plan.path, plan.options)
+    except Exception as error:
+        raise SinkTaskError(f"{where}: cannot open a lane of {plan.path}: {error}") from error
+    where += f", lane {writer.journal.directory}"
+    journal, tx, prepared = writer.journal, None, False
+    try:
+        resolve_lane(journal, writer.node, writer.lane)
+        started = time.perf_counter()
+        records = rows = nbytes = 0
+        chunk, chunk_bytes = [], 0
+        max_body = journal.config.bufferSize
+        for batch in batches:
+            for piece in event_records.pieces(batch, max_body):
+                chunk.append(event_records.tag(piece, query, batch_id))
+                chunk_bytes += piece.nbytes
+                rows += piece.num_rows
+            if chunk_bytes >= APPEND_CHUNK:
+                tx = tx or journal.next_tx_id()
+                journal.append_batch(chunk, user_type=event_records.EVENTS, tx_id=tx)
+                records, nbytes, chunk, chunk_bytes = records + len(chunk), nbytes + chunk_bytes, [], 0
+        if chunk:
+            tx = tx or journal.next_tx_id()
+            journal.append_batch(chunk, user_type=event_records.EVENTS, tx_id=tx)
+            records, nbytes = records + len(chunk), nbytes + chunk_bytes
+        if tx is None:
+            return None
+        _maybe_fail(inject, "afterWrite", partition, attempt)
+        written = time.perf_counter()
+        xid = BatchXid(plan.log_uri, query, batch_id, partition, attempt, task)
+        journal.prepare(tx, xid.encode(), sync=True)
+        prepared = True
+        _maybe_fail(inject, "afterPrepare", partition, attempt)
+        done = time.perf_counter()
+    except BaseException as error:
+        _abandon(plan, journal, tx, prepared)
+        if isinstance(error, SinkTaskError) or not isinstance(error, Exception):
+            raise
+        raise SinkTaskError(f"{where}: {type(error).__name__}: {error}") from error
+    return {"node": writer.node, "host": socket.gethostname(), "root": writer.root,
+            "lane": writer.lane, "tx": tx, "records": records, "rows": rows, "bytes": nbytes,
+            "partition": partition, "attempt": attempt,
+            "write_ms": (written - started) * 1e3, "prepare_ms": (done - written) * 1e3}
+
+
+def _abandon(plan: WritePlan, journal: Journal, tx: int | None, prepared: bool) -> None:
+    """A failed task: roll back its unprepared tx (a prepared one is the commit
+    log's to decide). If even that fails the writer is unusable: drop it, and
+    the lane's next opener rolls the tx back."""
+    if tx is None or prepared:
+        return
+    try:
+        journal.rollback(tx, sync=False)
+    except TransactionError:
+        pass                                            # it never got a record
+    except Exception:
+        drop_writer(plan.path, plan.options)
+
+
+def arrow_task(plan: WritePlan):
+    """The function for ``mapInArrow``: one task's batches in, its commit
+    message (zero or one row of MESSAGE_SCHEMA) out."""
+    def run(batches):
+        message = write_task(batches, plan)
+        if message is not None:
+            yield pa.RecordBatch.from_pylist([message], schema=MESSAGE_SCHEMA)
+    return run

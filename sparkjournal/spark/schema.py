@@ -1,0 +1,66 @@
+"""The journal's event schema and how a stream may evolve it.
+
+The first batch written fixes the schema (kept in the commit log, schema.arrow).
+A later batch must carry every column with the same type; it may add columns if
+they are nullable (older records then read back with nulls there) and may relax
+a column to nullable. Anything else fails before a task runs, naming the columns.
+Timestamps compare without their time zone (Spark's session zone is only how
+they are shown).
+"""
+from __future__ import annotations
+
+import pyarrow as pa
+
+from ..errors import SparkJournalError
+
+
+class SchemaMismatchError(SparkJournalError):
+    """A batch's schema cannot be written into this journal."""
+
+
+def spark_to_arrow(struct_type, timezone: str = "UTC") -> pa.Schema:
+    from pyspark.sql.pandas.types import to_arrow_schema
+    return to_arrow_schema(struct_type, timezone=timezone)
+
+
+def _comparable(data_type: pa.DataType) -> pa.DataType:
+    if pa.types.is_timestamp(data_type):
+        return pa.timestamp(data_type.unit)
+    return data_type
+
+
+def evolve(stored: pa.Schema | None, incoming: pa.Schema, where: str) -> pa.Schema | None:
+    """The schema to store after accepting ``incoming``: None if unchanged.
+    Raises SchemaMismatchError naming every offending column."""
+    incoming = incoming.remove_metadata()
+    if stored is None:
+        return incoming
+    problems = []
+    by_name = {field.name: field for field in incoming}
+    missing = [f.name for f in stored if f.name not in by_name]
+    if missing:
+        problems.append(f"missing column(s) {', '.join(missing)}")
+    for field in stored:
+        new = by_name.get(field.name)
+        if new is not None and _comparable(new.type) != _comparable(field.type):
+            problems.append(f"column {field.name} is {new.type}, the journal holds {field.type}")
+    known = set(stored.names)
+    added = [f for f in incoming if f.name not in known]
+    required = [f.name for f in added if not f.nullable]
+    if required:
+        problems.append(f"new column(s) {', '.join(required)} are not nullable (older "
+                        f"events have no value there; add them as nullable)")
+    if problems:
+        raise SchemaMismatchError(
+            f"{where}: the batch's schema does not match the journal's: {'; '.join(problems)}. "
+            f"Journal schema: {_describe(stored)}; batch schema: {_describe(incoming)}. Write "
+            f"to a new journal path, or cast the batch to the journal's schema")
+    relaxed = [f for f in stored if f.nullable is False and by_name[f.name].nullable]
+    if not added and not relaxed:
+        return None
+    fields = [f.with_nullable(True) if f in relaxed else f for f in stored] + added
+    return pa.schema(fields)
+
+
+def _describe(schema: pa.Schema) -> str:
+    return ", ".join(f"{f.name} {f.type}{'' if f.nullable else ' not null'}" for f in schema)

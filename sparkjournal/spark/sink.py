@@ -1,0 +1,96 @@
+"""The exactly-once foreachBatch sink.
+
+    from sparkjournal import JournalSink
+    query = (events.writeStream
+             .foreachBatch(JournalSink("/var/lib/sparkjournal/events"))
+             .option("checkpointLocation", checkpoint)
+             .start())
+
+Per micro-batch: executor tasks write their partitions into lanes of their
+node's root and PREPARE (lane_writer.py); once the Spark job succeeded - every
+task did - the driver records the decision naming exactly the transactions of
+the attempts whose messages it received, then COMMITs the lanes it can reach
+(committer.py). A batch id whose decision exists is skipped, so Spark's replay
+of a batch after a driver crash never lands it twice, and losing task attempts
+(retries, speculation) are never visible.
+
+The sink identifies itself by the streaming query id, stable across restarts
+from the same checkpoint, or by ``txnAppId`` (as Delta's option) when several
+checkpoints must count as one writer.
+"""
+from __future__ import annotations
+
+import logging
+import time
+
+from ..config import load_config
+from ..errors import SparkJournalError
+from .committer import BatchCommitter, BatchMetrics
+from .lane_writer import MESSAGE_SCHEMA, WritePlan, arrow_task
+from .schema import spark_to_arrow
+
+log = logging.getLogger("sparkjournal.sink")
+SINK_OPTIONS = ("txnAppId", "commitLog")
+SPARK_OWN_OPTIONS = ("path", "checkpointlocation")    # Spark passes these to data sources
+
+
+def message_ddl() -> str:
+    names = {"string": "string", "int64": "long", "double": "double"}
+    return ", ".join(f"{f.name} {names[str(f.type)]}" for f in MESSAGE_SCHEMA)
+
+
+def split_options(options: dict) -> tuple[dict, dict]:
+    """(sink options, journal options); journal options are validated here, on
+    the driver, so a typo fails before any task runs."""
+    lowered = {k.lower(): k for k in SINK_OPTIONS}
+    sink, journal = {}, {}
+    for key, value in options.items():
+        if key.lower() in lowered:
+            sink[lowered[key.lower()]] = value
+        elif key.lower() not in SPARK_OWN_OPTIONS:
+            journal[key] = value
+    load_config(journal)
+    return sink, journal
+
+
+class JournalSink:
+    """A foreachBatch function writing each micro-batch exactly once."""
+
+    def __init__(self, path: str, **options):
+        sink_options, journal_options = split_options(options)
+        self.path = path
+        self.txn_app_id = sink_options.get("txnAppId")
+        self.journal_options = tuple(sorted((k, str(v)) for k, v in journal_options.items()))
+        self.committer = BatchCommitter(path, journal_options, sink_options.get("commitLog"))
+        self.history: list[BatchMetrics] = []
+
+    def query_id(self, df) -> str:
+        if self.txn_app_id:
+            return self.txn_app_id
+        query = df.sparkSession.sparkContext.getLocalProperty("sql.streaming.queryId")
+        if not query:
+            raise SparkJournalError("JournalSink cannot see the streaming query id: pass "
+                                    "txnAppId='<a stable name>' to JournalSink")
+        return query
+
+    def __call__(self, df, batch_id: int) -> None:
+        query = self.query_id(df)
+        metrics = BatchMetrics(query, batch_id)
+        if self.committer.is_committed(query, batch_id):
+            metrics.skipped = True
+        else:
+            where = f"batch {batch_id} of query {query} into {self.path}"
+            timezone = df.sparkSession.conf.get("spark.sql.session.timeZone")
+            self.committer.check_schema(spark_to_arrow(df.schema, timezone), where)
+            plan = WritePlan(self.path, self.journal_options, self.committer.log_uri, query, batch_id)
+            started = time.perf_counter()
+            rows = df.mapInArrow(arrow_task(plan), message_ddl()).collect()
+            metrics.job_ms = (time.perf_counter() - started) * 1e3
+            self.committer.commit(query, batch_id, [row.asDict() for row in rows], metrics)
+        self.history.append(metrics)
+        log.info(metrics.line())
+
+    @property
+    def batches_landed(self) -> int:
+        """Batches this sink committed or found committed, in this run."""
+        return len(self.history)

@@ -1,0 +1,53 @@
+"""The events a journal holds, as readers must see them: committed records, plus
+prepared transactions the commit log says committed (their COMMIT records may
+not be written yet); never open, rolled back, aborted or undecided ones.
+
+This is the plain (non-Spark) read used by the jobs' summaries and the tests;
+the Spark reader builds on the same visibility rule (resolve.prepared_outcomes).
+"""
+from __future__ import annotations
+
+import os
+
+import pyarrow as pa
+
+from ..journal.root import JournalRoot
+from . import event_records
+from .node import node_roots, read_node_id
+from .resolve import Outcome, prepared_outcomes
+
+
+def lane_event_records(snapshot, node: str | None, lane: str):
+    """Visible EVENTS records of one lane snapshot, committed ones first."""
+    for record in snapshot.records():
+        if record.user_type == event_records.EVENTS:
+            yield record
+    if node is None:
+        return
+    for tx_id, fate in prepared_outcomes(snapshot, node, lane).items():
+        if fate is Outcome.COMMITTED:
+            for record in snapshot.prepared_records(tx_id):
+                if record.user_type == event_records.EVENTS:
+                    yield record
+
+
+def read_table(path: str, **options) -> pa.Table | None:
+    """Every visible event under ``path`` (all node roots seen from here) as one
+    table, older records padded with nulls for columns added later; None if
+    the journal holds no events. Copies the bodies: the result outlives the
+    snapshots."""
+    batches = []
+    for root in node_roots(path):
+        node = read_node_id(root)
+        for lane, snapshot in JournalRoot(root, **options).read_lanes().items():
+            with snapshot:
+                for record in lane_event_records(snapshot, node, lane):
+                    batches.append(event_records.read_body(bytes(record.body))[0])
+    if not batches:
+        return None
+    tables = [pa.Table.from_batches([b.replace_schema_metadata(None)]) for b in batches]
+    return pa.concat_tables(tables, promote_options="default")
+
+
+def lanes_of(path: str) -> list[str]:
+    return [os.path.join(root, lane) for root in node_roots(path) for lane in JournalRoot(root).lanes()]
