@@ -1,0 +1,97 @@
+"""A Spark driver for the tests that must kill one or run another master.
+
+    python spark_child.py stream --sink foreachBatch|format --data DIR [--until N]
+        Streams rate-micro-batch events (value = batch * rows + i) into DIR/journal
+        with a checkpoint in DIR/checkpoint; prints READY once the query runs.
+        Without --until it runs until killed; with it, it stops once N batches
+        are decided in the commit log.
+    python spark_child.py cluster --data DIR
+        On local-cluster[2,1,1024], writes two batches through JournalSink into
+        DIR/node-{executor} (one root per executor JVM) with partition 0's first
+        attempt failing after its PREPARE; prints a JSON summary.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from conftest import SPARK_TEST_CONF  # noqa: E402
+
+ROWS_PER_BATCH = 50
+
+
+def session(master: str):
+    from pyspark.sql import SparkSession
+    builder = SparkSession.builder.master(master).appName("sparkjournal-test-child")
+    for key, value in {**SPARK_TEST_CONF, "spark.pyspark.python": sys.executable}.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def stream(args) -> int:
+    from sparkjournal import JournalSink
+    from sparkjournal.spark.commit_log import CommitLog
+    spark = session("local[2,4]")
+    path, checkpoint = os.path.join(args.data, "journal"), os.path.join(args.data, "checkpoint")
+    events = (spark.readStream.format("rate-micro-batch").option("rowsPerBatch", ROWS_PER_BATCH)
+              .load().selectExpr("value as id", "timestamp as ts", "repeat('x', 100) as payload"))
+    writer = events.writeStream.option("checkpointLocation", checkpoint).trigger(processingTime="0 seconds")
+    if args.sink == "foreachBatch":
+        query = writer.foreachBatch(JournalSink(path)).start()
+    else:
+        query = writer.format("sparkjournal").start(path)
+    print("READY", flush=True)
+    log = CommitLog(os.path.join(path, "_commits"))
+    while query.isActive:
+        query.awaitTermination(0.2)
+        if args.until and sum(len(log.batches(q)) for q in log.queries()) >= args.until:
+            query.stop()
+    if query.exception():
+        print("FAILED", query.exception(), flush=True)
+        return 1
+    return 0
+
+
+def cluster(args) -> int:
+    from sparkjournal import JournalSink, read_table
+    from sparkjournal.spark.lane_writer import INJECT_FAILURE
+    from sparkjournal.spark.visible_events import lanes_of
+    spark = session("local-cluster[2,1,1024]")
+    path = os.path.join(args.data, "node-{executor}")
+    sink = JournalSink(path, txnAppId="cluster")
+    frame = spark.range(0, 4000, numPartitions=4).selectExpr("id", "repeat('y', 50) as payload")
+    spark.sparkContext.setLocalProperty(INJECT_FAILURE, "afterPrepare:0")
+    sink(frame, 0)
+    spark.sparkContext.setLocalProperty(INJECT_FAILURE, None)
+    sink(spark.range(4000, 5000, numPartitions=4).selectExpr("id", "repeat('y', 50) as payload"), 1)
+    ids = read_table(path).column("id").to_pylist()
+    print(json.dumps({"ids": len(ids), "distinct": len(set(ids)), "min": min(ids), "max": max(ids),
+                      "lanes": lanes_of(path), "batch_lanes": [m.lanes for m in sink.history]}),
+          flush=True)
+    spark.stop()
+    return 0
+
+
+def main() -> int:
+    logging.basicConfig(level=logging.WARNING)
+    parser = argparse.ArgumentParser()
+    parser.add_argument("mode", choices=("stream", "cluster"))
+    parser.add_argument("--data", required=True)
+    parser.add_argument("--sink", default="foreachBatch", choices=("foreachBatch", "format"))
+    parser.add_argument("--until", type=int, default=0)
+    args = parser.parse_args()
+    started = time.monotonic()
+    code = stream(args) if args.mode == "stream" else cluster(args)
+    print(f"DONE in {time.monotonic() - started:.1f}s", flush=True)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
