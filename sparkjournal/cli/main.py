@@ -81,6 +81,14 @@ def build_parser() -> argparse.ArgumentParser:
     journal.add_argument("--json", metavar="FILE", help="also write the results as a JSON list")
     journal.add_argument("--quick", action="store_true", help="small sizes: a smoke run in seconds")
     journal.add_argument("--only", metavar="TEXT", help="run only the cases whose name contains TEXT")
+    sink = _command(benches, "sink", "bench_sink:run",
+                    "Measure the exactly-once sink against Spark's parquet sink, a no-op "
+                    "sink and the Arrow transfer floor in one run and print ratios.")
+    sink.add_argument("--dir", metavar="DIR", help="folder for journals, parquet and checkpoints "
+                      "(default: a temporary folder, removed afterwards)")
+    sink.add_argument("--json", metavar="FILE", help="also write the results as a JSON list")
+    sink.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
+    sink.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
     return parser
 
 

@@ -73,15 +73,21 @@ class BatchCommitter:
         self.config = load_config(self.options)
         self.log_uri = log_uri or default_log_uri(path)
         self.log: CommitLog = commit_log(self.log_uri)
+        self._schema = None                         # the last batch schema accepted
 
     def is_committed(self, query: str, batch: int) -> bool:
         return self.log.decision(query, batch) is not None
 
     def check_schema(self, arrow_schema, where: str) -> None:
         """Fails on an incompatible schema; stores an evolved one."""
-        evolved = evolve(self.log.read_schema(), arrow_schema, where)
+        incoming = arrow_schema.remove_metadata()
+        if self._schema is not None and incoming.equals(self._schema):
+            return                                  # as the last batch: accepted then
+        stored = self.log.read_schema()
+        evolved = evolve(stored, incoming, where)
         if evolved is not None:
             self.log.write_schema(evolved)
+        self._schema = incoming
 
     def commit(self, query: str, batch: int, messages: list[dict], metrics: BatchMetrics) -> Decision:
         started = time.perf_counter()

@@ -1,0 +1,172 @@
+"""``sparkjournal bench sink``: the exactly-once sink against Spark's own sinks,
+side by side in one run, on the same micro-batches, on the same disk.
+
+Every contender consumes the same stream - rate-micro-batch events of (long id,
+timestamp, 16-character key, 200-character payload, double) - in its own
+streaming query with its own checkpoint:
+
+* ``journal``      JournalSink (foreachBatch, two-phase commit into lanes);
+* ``parquet``      Spark's exactly-once file sink (writeStream.format("parquet"));
+* ``noop``         a foreachBatch that only runs the batch (Spark's floor);
+* ``arrow_floor``  a foreachBatch whose mapInArrow only counts rows: the cost of
+                   handing rows to Python, which no Python sink can beat.
+
+Rows/s is the sum of numInputRows over the sum of triggerExecution times of the
+batches after the first (warm-up), from each query's progress reports. Runs are
+interleaved (journal, parquet, noop, floor, journal, ...) and medians shown. All
+queries use the same checkpoint file manager (the one without a process per
+file). A benchmark, never a test: nothing here asserts a time.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+
+from .bench_support import BenchResult, render_table
+from .paths import UsageError
+
+REPEATS = 3
+FULL = {1_000: 25, 100_000: 6, 1_000_000: 4}      # rows per batch: batches per run
+QUICK = {1_000: 6, 100_000: 3}
+CONTENDERS = ("journal", "parquet", "noop", "arrow_floor")
+CHECKPOINT_MANAGER = ("org.apache.spark.sql.execution.streaming.checkpointing."
+                      "FileSystemBasedCheckpointFileManager")
+
+
+def _session(master: str):
+    from pyspark.sql import SparkSession
+    spark = (SparkSession.builder.master(master).appName("sparkjournal-bench-sink")
+             .config("spark.ui.enabled", "false")
+             .config("spark.sql.shuffle.partitions", "2")
+             .config("spark.sql.streaming.checkpointFileManagerClass", CHECKPOINT_MANAGER)
+             .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def _events(spark, rows: int):
+    from pyspark.sql import functions as F
+    rate = spark.readStream.format("rate-micro-batch").option("rowsPerBatch", rows).load()
+    return rate.select(
+        F.col("value").alias("id"), F.col("timestamp").alias("ts"),
+        F.substring(F.sha2(F.col("value").cast("string"), 256), 1, 16).alias("key"),
+        F.repeat(F.lit("p"), 200).alias("payload"),
+        (F.col("value") % 1000 / 10.0).cast("double").alias("amount"))
+
+
+def _count_rows(batches):
+    import pyarrow as pa
+    total = sum(batch.num_rows for batch in batches)
+    yield pa.RecordBatch.from_pylist([{"rows": total}])
+
+
+def _noop(df, batch_id) -> None:
+    df.write.format("noop").mode("overwrite").save()
+
+
+def _arrow_floor(df, batch_id) -> None:
+    df.mapInArrow(_count_rows, "rows long").collect()
+
+
+def run_one(spark, contender: str, rows: int, batches: int, work: str, run_no: int):
+    """(rows/s, per-batch ms list, JournalSink or None) of one streaming run."""
+    from ..spark.sink import JournalSink
+    name = f"{contender}-{rows}-{run_no}"
+    writer = (_events(spark, rows).writeStream.trigger(processingTime="0 seconds")
+              .option("checkpointLocation", os.path.join(work, name, "checkpoint")))
+    sink = None
+    if contender == "journal":
+        sink = JournalSink(os.path.join(work, name, "journal"))
+        writer = writer.foreachBatch(sink)
+    elif contender == "parquet":
+        writer = writer.format("parquet").option("path", os.path.join(work, name, "parquet"))
+    else:
+        writer = writer.foreachBatch(_noop if contender == "noop" else _arrow_floor)
+    query = writer.start()
+    try:
+        while query.isActive and len(query.recentProgress) < batches:
+            query.awaitTermination(0.05)
+    finally:
+        query.stop()
+    if query.exception():
+        raise query.exception()
+    progress = [p for p in query.recentProgress if p.numInputRows][1:batches]
+    shutil.rmtree(os.path.join(work, name), ignore_errors=True)
+    millis = [p.durationMs["triggerExecution"] for p in progress]
+    total_rows = sum(p.numInputRows for p in progress)
+    return total_rows / (sum(millis) / 1e3), millis, sink
+
+
+def _breakdown(sinks) -> str:
+    parts = {"job": [], "write": [], "PREPARE": [], "commit log": [], "COMMIT": []}
+    for sink in sinks:
+        for m in sink.history[1:]:
+            if m.skipped:
+                continue
+            parts["job"].append(m.job_ms)
+            parts["write"].append(m.write_ms)
+            parts["PREPARE"].append(m.prepare_ms)
+            parts["commit log"].append(m.commit_log_ms)
+            parts["COMMIT"].append(m.commit_records_ms)
+    return ", ".join(f"{k} {statistics.median(v):.1f} ms" for k, v in parts.items() if v)
+
+
+def run(args) -> int:
+    logging.getLogger("py4j").setLevel(logging.CRITICAL)     # stop() interrupts a batch
+    sizes = QUICK if args.quick else FULL
+    if args.dir and not os.path.isdir(args.dir):
+        raise UsageError(f"--dir {args.dir} is not an existing folder")
+    work = tempfile.mkdtemp(prefix="sparkjournal-bench-sink-", dir=args.dir)
+    log = lambda text: print(f"bench: {text}", file=sys.stderr, flush=True)   # noqa: E731
+    spark = _session(args.master)
+    results = []
+    try:
+        for rows, batches in sizes.items():
+            rates = {c: [] for c in CONTENDERS}
+            batch_ms = {c: [] for c in CONTENDERS}
+            sinks = []
+            for run_no in range(REPEATS):
+                for contender in CONTENDERS:
+                    started = time.monotonic()
+                    rate, millis, sink = run_one(spark, contender, rows, batches, work, run_no)
+                    rates[contender].append(rate)
+                    batch_ms[contender].append(statistics.median(millis))
+                    sinks += [sink] if sink else []
+                    log(f"{rows} rows/batch, {contender}: {rate:,.0f} rows/s, median batch "
+                        f"{statistics.median(millis):.0f} ms ({time.monotonic() - started:.0f} s)")
+            med = {c: statistics.median(v) for c, v in rates.items()}
+            label = f"{rows // 1000}k" if rows < 1_000_000 else f"{rows // 1_000_000}M"
+            if rows >= 100_000:
+                results.append(BenchResult(f"sink {label} rows/batch vs arrow floor", med["journal"],
+                                           "rows/s", med["arrow_floor"], 0.9, "ratio"))
+                results.append(BenchResult(f"sink {label} rows/batch vs parquet sink", med["journal"],
+                                           "rows/s", med["parquet"], 1.3, "ratio",
+                                           f"noop floor {med['noop']:,.0f} rows/s"))
+            else:
+                journal_ms = statistics.median(batch_ms["journal"])
+                parquet_ms = statistics.median(batch_ms["parquet"])
+                results.append(BenchResult(
+                    f"sink {label} rows/batch: batches/s vs parquet", 1e3 / journal_ms, "batches/s",
+                    1e3 / parquet_ms, 1.0, "ratio",
+                    f"journal {journal_ms:.0f} ms/batch ({_breakdown(sinks)}); parquet "
+                    f"{parquet_ms:.0f} ms; noop {statistics.median(batch_ms['noop']):.0f} ms; arrow "
+                    f"floor {statistics.median(batch_ms['arrow_floor']):.0f} ms"))
+    finally:
+        spark.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    print(render_table(results))
+    for result in results:
+        if result.detail:
+            print(f"  {result.name}: {result.detail}")
+    print(f"\n{sum(r.passed for r in results)} of {len(results)} targets met")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump([r.as_json() for r in results], handle, indent=2)
+            handle.write("\n")
+    return 0
