@@ -22,7 +22,10 @@ from pyspark.sql.datasource import (DataSource, DataSourceArrowWriter,
                                     DataSourceStreamArrowWriter, WriterCommitMessage)
 
 from ..errors import SparkJournalError
+import pyarrow as pa
+
 from .committer import BatchCommitter, BatchMetrics
+from .reader import METADATA, JournalReader
 from .lane_writer import WritePlan, write_task
 from .schema import spark_to_arrow
 from .sink import split_options
@@ -117,6 +120,25 @@ class JournalDataSource(DataSource):
     @classmethod
     def name(cls) -> str:
         return "sparkjournal"
+
+    def _events_schema(self):
+        path, committer, _options, _app = _setup(self.options)
+        stored = committer.log.read_schema()
+        if stored is None:
+            raise SparkJournalError(f"the journal at {path} has no events schema yet (no "
+                                    f"schema.arrow in its commit log {committer.log_uri}): "
+                                    f"write to it first, or pass commitLog if it lives elsewhere")
+        return path, committer, stored
+
+    def schema(self):
+        from pyspark.sql.pandas.types import from_arrow_schema
+        _path, _committer, stored = self._events_schema()
+        return from_arrow_schema(pa.schema(list(stored) + list(METADATA)))
+
+    def reader(self, schema):
+        path, committer, stored = self._events_schema()
+        _sink, journal_options = split_options(dict(self.options))
+        return JournalReader(path, committer.log_uri, stored, journal_options)
 
     def writer(self, schema, overwrite: bool):
         if overwrite:
