@@ -72,6 +72,13 @@ int64_t sj_aio_write(sj_aio *aio, int fd, const char *data, size_t len, int64_t 
  * number completed in order, or the -errno of a failed write (a short write
  * is -EIO). */
 int64_t sj_aio_wait(sj_aio *aio, int64_t seq);
+/* Waits for every queued write, then writes len bytes at offset straight from
+ * data with pwrite (len, offset and the data address aligned to align) and, if
+ * datasync, fdatasyncs fd. Returns 0, -errno, or 1 (nothing done) when the
+ * buffer, length or offset is not aligned. A failed pwrite fails the writer
+ * like a failed queued write. */
+int64_t sj_aio_write_sync(sj_aio *aio, int fd, const char *data, size_t len, int64_t offset,
+                          int datasync);
 /* Offset of the write that failed (the one behind a -errno), -1 if none. */
 int64_t sj_aio_error_offset(sj_aio *aio);
 /* Number of writes submitted and not yet accounted complete. */
