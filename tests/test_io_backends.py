@@ -55,7 +55,7 @@ def test_each_backend_writes_syncs_and_reads_back(tmp_path, data_file, journal_t
 @pytest.mark.parametrize("journal_type", BACKENDS)
 def test_write_durably_orders_after_queued_writes_and_takes_any_buffer(tmp_path, data_file,
                                                                        journal_type):
-    from sparkjournal.journal.appender import aligned_buffer
+    from sparkjournal.io.direct_write import aligned_buffer
     with factory_for(tmp_path, journal_type, bufferSize=8192) as factory:
         queued, aligned = os.urandom(8192), aligned_buffer(8192)
         aligned[:] = os.urandom(8192)

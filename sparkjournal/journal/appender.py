@@ -22,23 +22,16 @@ appender: every later call raises JournalIOError; nothing acknowledged is lost.
 """
 from __future__ import annotations
 
-import mmap
 import threading
 import time
 from typing import Callable
 
 from ..errors import JournalClosedError, JournalIOError
 from ..format import layout
+from ..io.direct_write import aligned_buffer
 from .gate import new_gate
 
 Encoder = Callable[[bytearray, int, int], int]   # (buffer, position, file id32) -> new position
-
-
-def aligned_buffer(size: int) -> mmap.mmap:
-    """A page-aligned, pre-faulted write buffer: O_DIRECT can write straight
-    from it (no copy), and no first touch of a page lands on the commit path."""
-    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_POPULATE", 0)
-    return mmap.mmap(-1, size, flags=flags)
 
 
 class Appender:
@@ -52,6 +45,7 @@ class Appender:
         self._lock = threading.Lock()
         self._gate = new_gate()                               # waiters for durability
         self._timer = threading.Condition(self._lock)         # the flusher, for timed writes
+        # page-aligned: O_DIRECT writes straight from them (io/direct_write.py)
         self._buf, self._spare = aligned_buffer(self.capacity), aligned_buffer(self.capacity)
         self._fill = 0
         self._out = factory.open(files.current.path)
