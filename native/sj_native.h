@@ -108,6 +108,11 @@ sj_gate *sj_gate_create(void);
 uint64_t sj_gate_generation(sj_gate *gate);
 void sj_gate_advance(sj_gate *gate);
 uint64_t sj_gate_wait(sj_gate *gate, uint64_t seen);
+/* advance, and raise the durable mark to durable (never lowers it). */
+void sj_gate_advance_durable(sj_gate *gate, uint64_t durable);
+/* Waits until the durable mark reaches seq or the generation differs from
+ * seen; returns the durable mark. */
+uint64_t sj_gate_wait_durable(sj_gate *gate, uint64_t seq, uint64_t seen);
 void sj_gate_destroy(sj_gate *gate);
 /* SJ-CDEF-END */
 
