@@ -1,5 +1,5 @@
 /* Kernel AIO writer through raw syscalls (no libaio), fdatasync, and the raw
- * write+sync loop that benchmarks compare against.
+ * write+sync loop that benchmarks compare against (the loop lives in sj_rawloop.c).
  *
  * Contract: sj_aio_write copies the caller's bytes into a reused aligned buffer
  * before it returns, so the caller may reuse its buffer at once. Writes are
@@ -192,6 +192,43 @@ int64_t sj_aio_wait(sj_aio *a, int64_t seq) {
     return r;
 }
 
+/* The single-writer commit in one call (one GIL release): waits until every
+ * queued write completed, then writes the caller's aligned buffer synchronously
+ * with pwrite on the O_DIRECT descriptor (no copy, no completion to reap) and,
+ * if datasync, fdatasyncs. The caller serializes this with its own writes to
+ * the context (the appender's one flush at a time). A failed or short pwrite
+ * poisons the context like a failed queued write. */
+int64_t sj_aio_write_sync(sj_aio *a, int fd, const char *data, size_t len, int64_t offset,
+                          int datasync) {
+    if (len == 0 || offset < 0 || (size_t)offset % a->align || len % a->align ||
+        (uintptr_t)data % a->align)
+        return 1;
+    pthread_mutex_lock(&a->lock);
+    wait_until(a, a->submitted);
+    int e = a->error;
+    pthread_mutex_unlock(&a->lock);
+    if (e)
+        return -e;
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = pwrite(fd, data + done, len - done, offset + (off_t)done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            e = n < 0 ? errno : ENOSPC;    /* a zero-length write: no space */
+            pthread_mutex_lock(&a->lock);
+            if (!a->error) {
+                a->error = e;
+                a->error_offset = offset + (int64_t)done;
+            }
+            pthread_mutex_unlock(&a->lock);
+            return -e;
+        }
+        done += (size_t)n;
+    }
+    return datasync ? sj_fdatasync(fd) : 0;
+}
+
 int64_t sj_aio_in_flight(sj_aio *a) {
     pthread_mutex_lock(&a->lock);
     int64_t n = a->submitted - a->completed;
@@ -239,60 +276,4 @@ int sj_fdatasync(int fd) {
         r = fdatasync(fd);
     while (r < 0 && errno == EINTR);
     return r < 0 ? -errno : 0;
-}
-
-static double now_seconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-int64_t sj_raw_sync_loop_grouped(const char *path, size_t bytes_per_write, size_t writes,
-                                 size_t writes_per_sync, int use_odirect,
-                                 double *seconds_out) {
-    *seconds_out = 0;
-    if (bytes_per_write == 0 || writes_per_sync == 0)
-        return -EINVAL;
-    int fd = open(path, O_RDWR | (use_odirect ? O_DIRECT : 0));
-    if (fd < 0)
-        return -errno;
-    off_t size = lseek(fd, 0, SEEK_END);
-    void *buf = NULL;
-    int64_t result = 0;
-    if (size < (off_t)bytes_per_write) {
-        close(fd);
-        return -EINVAL;
-    }
-    if (posix_memalign(&buf, 4096, bytes_per_write)) {
-        close(fd);
-        return -ENOMEM;
-    }
-    memset(buf, 0, bytes_per_write);
-    off_t offset = 0;
-    double t0 = now_seconds();
-    for (size_t i = 0; i < writes; i++) {
-        if (offset + (off_t)bytes_per_write > size)
-            offset = 0;
-        if (pwrite(fd, buf, bytes_per_write, offset) != (ssize_t)bytes_per_write) {
-            result = errno ? -errno : -EIO;
-            break;
-        }
-        offset += (off_t)bytes_per_write;
-        if ((i + 1) % writes_per_sync == 0 || i + 1 == writes) {
-            if (fdatasync(fd) < 0) {
-                result = -errno;
-                break;
-            }
-        }
-        result = (int64_t)(i + 1);
-    }
-    *seconds_out = now_seconds() - t0;
-    free(buf);
-    close(fd);
-    return result;
-}
-
-int64_t sj_raw_sync_loop(const char *path, size_t bytes_per_write, size_t writes,
-                         int use_odirect, double *seconds_out) {
-    return sj_raw_sync_loop_grouped(path, bytes_per_write, writes, 1, use_odirect, seconds_out);
 }

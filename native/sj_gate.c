@@ -5,7 +5,15 @@
  * group commit in pure Python. The gate only counts finished flushes: a thread
  * reads the generation under the appender's lock, drops that lock, and waits
  * until the generation moves on; a flush that finished in between is never
- * missed because the generation already differs. */
+ * missed because the generation already differs.
+ *
+ * The gate also carries the durable mark: the sequence number of the last
+ * append a finished sync covered. A follower that only needs its own append
+ * durable waits for the mark (sj_gate_wait_durable) and returns straight from C
+ * when it is reached, without taking the appender's lock again; it goes back to
+ * Python only when a flush ended without covering it (it may have to lead the
+ * next one) or the journal failed or closed (the generation moved). The mark
+ * only ever rises, and only after the sync covering it returned. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,6 +23,7 @@ struct sj_gate {
     pthread_mutex_t mutex;
     pthread_cond_t moved;
     uint64_t generation;
+    uint64_t durable;
 };
 
 sj_gate *sj_gate_create(void) {
@@ -37,6 +46,24 @@ void sj_gate_advance(sj_gate *gate) {
     gate->generation++;
     pthread_cond_broadcast(&gate->moved);
     pthread_mutex_unlock(&gate->mutex);
+}
+
+void sj_gate_advance_durable(sj_gate *gate, uint64_t durable) {
+    pthread_mutex_lock(&gate->mutex);
+    if (durable > gate->durable)
+        gate->durable = durable;
+    gate->generation++;
+    pthread_cond_broadcast(&gate->moved);
+    pthread_mutex_unlock(&gate->mutex);
+}
+
+uint64_t sj_gate_wait_durable(sj_gate *gate, uint64_t seq, uint64_t seen) {
+    pthread_mutex_lock(&gate->mutex);
+    while (gate->durable < seq && gate->generation == seen)
+        pthread_cond_wait(&gate->moved, &gate->mutex);
+    uint64_t durable = gate->durable;
+    pthread_mutex_unlock(&gate->mutex);
+    return durable;
 }
 
 uint64_t sj_gate_wait(sj_gate *gate, uint64_t seen) {

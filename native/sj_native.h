@@ -72,6 +72,13 @@ int64_t sj_aio_write(sj_aio *aio, int fd, const char *data, size_t len, int64_t 
  * number completed in order, or the -errno of a failed write (a short write
  * is -EIO). */
 int64_t sj_aio_wait(sj_aio *aio, int64_t seq);
+/* Waits for every queued write, then writes len bytes at offset straight from
+ * data with pwrite (len, offset and the data address aligned to align) and, if
+ * datasync, fdatasyncs fd. Returns 0, -errno, or 1 (nothing done) when the
+ * buffer, length or offset is not aligned. A failed pwrite fails the writer
+ * like a failed queued write. */
+int64_t sj_aio_write_sync(sj_aio *aio, int fd, const char *data, size_t len, int64_t offset,
+                          int datasync);
 /* Offset of the write that failed (the one behind a -errno), -1 if none. */
 int64_t sj_aio_error_offset(sj_aio *aio);
 /* Number of writes submitted and not yet accounted complete. */
@@ -101,6 +108,11 @@ sj_gate *sj_gate_create(void);
 uint64_t sj_gate_generation(sj_gate *gate);
 void sj_gate_advance(sj_gate *gate);
 uint64_t sj_gate_wait(sj_gate *gate, uint64_t seen);
+/* advance, and raise the durable mark to durable (never lowers it). */
+void sj_gate_advance_durable(sj_gate *gate, uint64_t durable);
+/* Waits until the durable mark reaches seq or the generation differs from
+ * seen; returns the durable mark. */
+uint64_t sj_gate_wait_durable(sj_gate *gate, uint64_t seq, uint64_t seen);
 void sj_gate_destroy(sj_gate *gate);
 /* SJ-CDEF-END */
 

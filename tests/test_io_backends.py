@@ -53,6 +53,26 @@ def test_each_backend_writes_syncs_and_reads_back(tmp_path, data_file, journal_t
 
 
 @pytest.mark.parametrize("journal_type", BACKENDS)
+def test_write_durably_orders_after_queued_writes_and_takes_any_buffer(tmp_path, data_file,
+                                                                       journal_type):
+    from sparkjournal.io.direct_write import aligned_buffer
+    with factory_for(tmp_path, journal_type, bufferSize=8192) as factory:
+        queued, aligned = os.urandom(8192), aligned_buffer(8192)
+        aligned[:] = os.urandom(8192)
+        unaligned = memoryview(bytearray(b"?" + os.urandom(4096)))[1:]   # an odd address
+        with factory.open(data_file) as journal_file:
+            journal_file.write(queued, 4096)                 # queued first (AIO)
+            journal_file.write_durably(memoryview(aligned)[:8192], 12288)
+            journal_file.write_durably(unaligned, 20480)     # falls back to write + sync
+            assert journal_file.read(4096, 8192) == queued
+            assert journal_file.read(12288, 8192) == aligned[:8192]
+            assert journal_file.read(20480, 4096) == unaligned
+            with pytest.raises(JournalIOError) as failure:
+                journal_file.write_durably(memoryview(aligned)[:512], 1 << 50)
+            assert f"{data_file} at offset {1 << 50}" in str(failure.value)
+
+
+@pytest.mark.parametrize("journal_type", BACKENDS)
 def test_unaligned_write_is_rejected_with_clear_error(tmp_path, data_file, journal_type):
     with factory_for(tmp_path, journal_type) as factory, factory.open(data_file) as journal_file:
         with pytest.raises(ValueError, match=r"unaligned write .* 100 bytes at offset 4096"):

@@ -67,6 +67,21 @@ class AioFile(SequentialFile):
             if result < 0:
                 raise io_error(-result, "syncing", self.path)
 
+    def write_durably(self, data, offset: int) -> None:
+        """One C call (one GIL release): waits for queued writes, pwrites ``data``
+        straight from the caller's buffer when it is block aligned (the
+        appender's buffers are), and fdatasyncs; else write() then sync()."""
+        ctx = self._factory.context()
+        with ffi.from_buffer(data) as pointer:
+            size = len(pointer)
+            done = lib.sj_aio_write_sync(ctx, self._fd, pointer, size, offset,
+                                         1 if self._factory.datasync else 0)
+        if done == 1:
+            super().write_durably(data, offset)
+        elif done < 0:
+            raise self._factory.failure(-done, f"writing {size} bytes durably to",
+                                        self.path, offset)
+
     def _read_fd(self) -> int:
         if self._reader < 0:
             try:

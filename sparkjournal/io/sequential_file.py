@@ -47,6 +47,10 @@ class SequentialFile(ABC):
     @abstractmethod
     def sync(self) -> None: ...
 
+    def write_durably(self, data, offset: int) -> None:
+        self.write(data, offset)
+        self.sync()
+
     def read(self, offset: int, length: int) -> bytes:
         """Plain pread; short only at the end of the file."""
         fd = self._read_fd()

@@ -28,6 +28,7 @@ from typing import Callable
 
 from ..errors import JournalClosedError, JournalIOError
 from ..format import layout
+from ..io.direct_write import aligned_buffer
 from .gate import new_gate
 
 Encoder = Callable[[bytearray, int, int], int]   # (buffer, position, file id32) -> new position
@@ -44,7 +45,8 @@ class Appender:
         self._lock = threading.Lock()
         self._gate = new_gate()                               # waiters for durability
         self._timer = threading.Condition(self._lock)         # the flusher, for timed writes
-        self._buf, self._spare = bytearray(self.capacity), bytearray(self.capacity)
+        # page-aligned: O_DIRECT writes straight from them (io/direct_write.py)
+        self._buf, self._spare = aligned_buffer(self.capacity), aligned_buffer(self.capacity)
         self._fill = 0
         self._out = factory.open(files.current.path)
         self._file_pos = start_offset          # where _buf[0] lands; block aligned
@@ -85,7 +87,12 @@ class Appender:
             mine = self._appended
             if self._gathering and mine - self._written >= self._last_flush_records:
                 self._gather_cond.notify()
-            self._after_append(sync)
+            if not sync:
+                self._after_append(False)
+                return
+            seen = self._lead_until_durable(mine)
+        if seen is not None:
+            self._follow(mine, seen)
 
     def append_many(self, encode_some: Callable[[bytearray, int, int], tuple], sync: bool) -> None:
         """Batch path: ``encode_some(buffer, position, file id32)`` encodes as many
@@ -138,6 +145,29 @@ class Appender:
                                  f"to continue") from self._failure
         if self._closed:
             raise JournalClosedError("the journal is closed")
+
+    def _lead_until_durable(self, seq: int) -> int | None:
+        """With the lock held: flushes until ``seq`` is durable and returns None,
+        unless another thread's flush is running or gathering: then returns the
+        gate generation to follow it with, outside the lock."""
+        while self._durable < seq:
+            self._check()
+            if self._flushing or self._gathering:
+                return self._gate.generation()
+            if self._last_flush_records > 1:
+                self._gather()
+            self._flush(sync=True)
+        return None
+
+    def _follow(self, seq: int, seen: int) -> None:
+        """Without the lock: sleeps in C (no GIL) until the durable mark covers
+        ``seq`` and returns, never touching the lock; only if a flush ended
+        without covering it (or the journal failed or closed) does it take the
+        lock again, to lead the next flush or raise."""
+        if self._gate.wait_durable(seq, seen) >= seq:
+            return
+        with self._lock:
+            self._wait_durable(seq)
 
     def _wait_durable(self, seq: int) -> None:
         while self._durable < seq:
@@ -194,9 +224,11 @@ class Appender:
         self._lock.release()
         failure = None
         try:
-            if length:
+            if length and sync:
+                out.write_durably(memoryview(buf)[:length], offset)
+            elif length:
                 out.write(memoryview(buf)[:length], offset)
-            if sync:
+            elif sync:
                 out.sync()
         except BaseException as error:  # noqa: BLE001 - poison, then re-raise in every caller
             failure = error
@@ -216,7 +248,7 @@ class Appender:
             self.stats["syncs"] += 1
         self.stats["flushes"] += 1
         self.stats["bytes"] += length
-        self._gate.advance()
+        self._gate.advance(self._durable)
 
     def _roll(self) -> None:
         """Seals the current file (flush + sync) and moves to the next one."""

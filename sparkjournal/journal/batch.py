@@ -14,6 +14,7 @@ import pyarrow.compute as pc
 
 from ..format import layout
 from ..format.codec import CODEC
+from .large import IpcBody
 
 
 def flatten(bodies) -> tuple[object, object, pa.Array]:
@@ -54,14 +55,39 @@ def ipc_bytes(batch: pa.RecordBatch) -> pa.Buffer:
     return sink.getvalue()
 
 
+def is_large(config, body_len: int) -> bool:
+    """The journal's rule (Journal._append): a body that does not fit the buffer."""
+    return layout.record_size(body_len) > config.bufferSize or \
+        bool(config.largeRecordSize and body_len > config.largeRecordSize)
+
+
+def large_arrow_bodies(config, bodies) -> list | None:
+    """Record batches of which some take the large-record path, as IpcBody
+    (serialized once, straight into the body file's staging buffer); else None."""
+    if isinstance(bodies, (pa.RecordBatch, pa.Table)):
+        bodies = bodies.to_batches() if isinstance(bodies, pa.Table) else [bodies]
+    if not isinstance(bodies, (list, tuple)) or not bodies or \
+            not all(isinstance(b, pa.RecordBatch) for b in bodies):
+        return None
+    items = [IpcBody(b) for b in bodies]
+    return items if any(is_large(config, len(item)) for item in items) else None
+
+
 def append_batch(journal, bodies, first_record_id, user_type, tx_id, sync) -> range:
+    large = large_arrow_bodies(journal.config, bodies)
+    if large is not None:
+        return _one_by_one(journal, large, first_record_id, user_type, tx_id, sync)
     data, offsets, lengths = flatten(bodies)
     n = len(lengths)
     if n == 0:
         return range(0)
     biggest = pc.max(lengths).as_py()
     if layout.record_size(biggest) > journal.config.bufferSize:
-        return _one_by_one(journal, bodies, data, offsets, lengths, first_record_id, user_type, tx_id, sync)
+        offs = offsets.to_pybytes()
+        bounds = [int.from_bytes(offs[i:i + 8], "little") for i in range(0, len(offs), 8)]
+        raw = memoryview(data)
+        items = [raw[bounds[i]:bounds[i + 1]] for i in range(n)]
+        return _one_by_one(journal, items, first_record_id, user_type, tx_id, sync)
     sizes = record_sizes(lengths)
     starts = pc.subtract(pc.cumulative_sum(sizes), sizes)      # record i's offset in the run
     state = journal._state
@@ -102,15 +128,11 @@ def append_batch(journal, bodies, first_record_id, user_type, tx_id, sync) -> ra
     return range(progress["first"], progress["first"] + n)
 
 
-def _one_by_one(journal, bodies, data, offsets, lengths, first_record_id, user_type, tx_id, sync):
+def _one_by_one(journal, items, first_record_id, user_type, tx_id, sync):
     """Some body needs the large-record path: append each on its own."""
-    offs = offsets.to_pybytes()
-    bounds = [int.from_bytes(offs[i:i + 8], "little") for i in range(0, len(offs), 8)]
-    raw = memoryview(data)
     ids = []
-    for index in range(len(lengths)):
+    for index, body in enumerate(items):
         record_id = journal.next_record_id() if first_record_id is None else first_record_id + index
-        body = raw[bounds[index]:bounds[index + 1]]
         if tx_id:
             journal.append_add_tx(tx_id, record_id, body, user_type)
         else:

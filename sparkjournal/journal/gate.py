@@ -1,9 +1,12 @@
 """The commit gate: appending threads sleep here until a flush finishes.
 
 Contract: ``generation()`` counts finished flushes; ``wait(seen)`` returns once
-it differs from ``seen``; ``advance()`` ends a flush and wakes every waiter. A
-caller reads the generation while holding the appender's lock and waits after
-releasing it, so a flush finishing in between is never missed.
+it differs from ``seen``; ``advance(durable=0)`` ends a flush, raises the durable
+mark to ``durable`` (the last append its sync covered; never lowered) and wakes
+every waiter; ``wait_durable(seq, seen)`` returns the mark once it reaches
+``seq`` or the generation differs from ``seen``. A caller reads the generation
+while holding the appender's lock and waits after releasing it, so a flush
+finishing in between is never missed.
 
 The C gate (native/sj_gate.c) waits with the GIL released, so waking many
 threads costs no Python work; without the C core a Condition does the same.
@@ -27,11 +30,14 @@ class NativeGate:
     def generation(self) -> int:
         return _lib.sj_gate_generation(self._gate)
 
-    def advance(self) -> None:
-        _lib.sj_gate_advance(self._gate)
+    def advance(self, durable: int = 0) -> None:
+        _lib.sj_gate_advance_durable(self._gate, durable)
 
     def wait(self, seen: int) -> int:
         return _lib.sj_gate_wait(self._gate, seen)
+
+    def wait_durable(self, seq: int, seen: int) -> int:
+        return _lib.sj_gate_wait_durable(self._gate, seq, seen)
 
     def close(self) -> None:
         gate, self._gate = self._gate, None
@@ -43,14 +49,22 @@ class PythonGate:
     def __init__(self):
         self._cond = threading.Condition()
         self._generation = 0
+        self._durable = 0
 
     def generation(self) -> int:
         return self._generation
 
-    def advance(self) -> None:
+    def advance(self, durable: int = 0) -> None:
         with self._cond:
+            self._durable = max(self._durable, durable)
             self._generation += 1
             self._cond.notify_all()
+
+    def wait_durable(self, seq: int, seen: int) -> int:
+        with self._cond:
+            while self._durable < seq and self._generation == seen:
+                self._cond.wait()
+            return self._durable
 
     def wait(self, seen: int) -> int:
         with self._cond:
@@ -63,4 +77,4 @@ class PythonGate:
 
 
 def new_gate():
-    return NativeGate() if _lib is not None and hasattr(_lib, "sj_gate_create") else PythonGate()
+    return NativeGate() if _lib is not None and hasattr(_lib, "sj_gate_wait_durable") else PythonGate()

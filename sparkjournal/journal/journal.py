@@ -26,7 +26,7 @@ from . import batch as batch_mod
 from .appender import Appender
 from .datafile import MappedFile
 from .files import DataFile, DataFiles, first_write_offset
-from .large import LargeStore
+from .large import IpcBody, LargeStore
 from .loader import LoadedJournal, load
 from .lock import LaneLock
 from .reclaim import reclaim
@@ -246,6 +246,8 @@ class Journal(JournalSnapshot):
                                         f"is larger than bufferSize ({self.config.bufferSize})")
             large_id, body = self.large.write(body)
             flags = layout.FLAG_LARGE
+        elif isinstance(body, IpcBody):
+            body = body.to_buffer()
         state = self._state
 
         def encode(buf, pos, file_id32):

@@ -1,12 +1,16 @@
 """Large records: bodies too big for the write buffer live in their own files.
 
-Protocol (Artemis's large messages): the body is written to
-``large/<id>.body.tmp``, synced, renamed, and the folder synced; only then is the
-small reference record (layout.LARGE_REF: id, size, CRC-32C) appended to the
-journal, inside the caller's transaction. So a durable reference always names a
-complete body, and a crash between the steps leaves an orphan that the next
-writer's load removes. A body dies with its record; it is deleted when the data
-file holding the dead reference is reclaimed (or as an orphan at the next load).
+Protocol (Artemis's large messages): the body is written under its final name
+``large/<id>.body`` (a new random id, created exclusively) from an aligned
+staging buffer with O_DIRECT, cut to its exact size and fdatasynced, and the
+folder synced; only then is the small reference record (layout.LARGE_REF: id,
+size, CRC-32C) appended to the journal, inside the caller's transaction. So a
+durable reference always names a complete body. A crash before the reference
+is durable leaves a body (possibly short or torn) that nothing durable names: an
+orphan, which the next writer's load removes, and which no reader ever opens
+(bodies are found only through references). A body dies with its record; it is
+deleted when the data file holding the dead reference is reclaimed (or as an
+orphan at the next load). ``.body.tmp`` files (older writers) are removed too.
 """
 from __future__ import annotations
 
@@ -17,7 +21,8 @@ import secrets
 from ..errors import CorruptJournalError
 from ..format import layout
 from ..format.codec import CODEC
-from ..io.files_io import fsync_dir, write_file_atomically
+from ..io.direct_write import STAGE_MAX, Stage, write_new_file
+from ..io.files_io import fsync_dir
 
 FOLDER = "large"
 SUFFIX = ".body"
@@ -26,6 +31,7 @@ SUFFIX = ".body"
 class LargeStore:
     def __init__(self, lane_dir: str, create: bool):
         self.directory = os.path.join(lane_dir, FOLDER)
+        self._stage = Stage()
         if create:
             os.makedirs(self.directory, exist_ok=True)
 
@@ -33,11 +39,22 @@ class LargeStore:
         return os.path.join(self.directory, f"{large_id:016x}{SUFFIX}")
 
     def write(self, body) -> tuple[int, bytes]:
-        """Stores ``body`` durably; returns (large id, the reference to append)."""
-        large_id = secrets.randbits(64) or 1
-        write_file_atomically(self.path(large_id), body)
-        ref = layout.LARGE_REF.pack(large_id, len(body), CODEC.crc32c(body), 0)
-        return large_id, ref
+        """Stores ``body`` (a buffer, or an IpcBody serialized straight into the
+        staging buffer) durably; returns (large id, the reference to append)."""
+        size = len(body)
+        while True:
+            large_id = secrets.randbits(64) or 1
+            try:
+                if isinstance(body, IpcBody) and size <= STAGE_MAX:
+                    crc = write_new_file(self.path(large_id), self._stage, size=size, fill=body.fill)
+                else:
+                    data = body.to_buffer() if isinstance(body, IpcBody) else body
+                    crc = write_new_file(self.path(large_id), self._stage, data)
+                break
+            except FileExistsError:
+                continue                     # an id taken by a body (or debris): draw again
+        fsync_dir(self.directory)
+        return large_id, layout.LARGE_REF.pack(large_id, size, crc, 0)
 
     def read(self, ref: bytes | memoryview, verify: bool = True) -> memoryview:
         large_id, size, crc, _ = layout.LARGE_REF.unpack(bytes(ref))
@@ -82,3 +99,37 @@ class LargeStore:
                     orphans.append(large_id)
         self.delete(orphans)
         return len(orphans)
+
+
+class IpcBody:
+    """An Arrow record batch as a record body (its IPC stream bytes), sized
+    without copying so the body can be serialized straight into the staging
+    buffer, once."""
+
+    def __init__(self, batch):
+        import pyarrow as pa
+        self.batch = batch
+        mock = pa.MockOutputStream()
+        self._write(mock)
+        self.size = mock.size()
+
+    def __len__(self) -> int:
+        return self.size
+
+    def _write(self, sink) -> None:
+        import pyarrow as pa
+        with pa.ipc.new_stream(sink, self.batch.schema) as writer:
+            writer.write_batch(self.batch)
+
+    def fill(self, view: memoryview) -> None:
+        import pyarrow as pa
+        sink = pa.FixedSizeBufferWriter(pa.py_buffer(view))
+        self._write(sink)
+        if sink.tell() != self.size:
+            raise AssertionError(f"IPC stream of {sink.tell()} bytes, sized as {self.size}")
+
+    def to_buffer(self):
+        import pyarrow as pa
+        sink = pa.BufferOutputStream()
+        self._write(sink)
+        return sink.getvalue()

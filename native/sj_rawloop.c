@@ -1,0 +1,67 @@
+/* The benchmark's baseline: the disk's raw durable-write loop (O_DIRECT pwrite of
+ * a reused aligned buffer + fdatasync), in C so that no interpreter cost is in it.
+ * It shares nothing with the journal's write path. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "sj_native.h"
+
+static double now_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+int64_t sj_raw_sync_loop_grouped(const char *path, size_t bytes_per_write, size_t writes,
+                                 size_t writes_per_sync, int use_odirect,
+                                 double *seconds_out) {
+    *seconds_out = 0;
+    if (bytes_per_write == 0 || writes_per_sync == 0)
+        return -EINVAL;
+    int fd = open(path, O_RDWR | (use_odirect ? O_DIRECT : 0));
+    if (fd < 0)
+        return -errno;
+    off_t size = lseek(fd, 0, SEEK_END);
+    void *buf = NULL;
+    int64_t result = 0;
+    if (size < (off_t)bytes_per_write) {
+        close(fd);
+        return -EINVAL;
+    }
+    if (posix_memalign(&buf, 4096, bytes_per_write)) {
+        close(fd);
+        return -ENOMEM;
+    }
+    memset(buf, 0, bytes_per_write);
+    off_t offset = 0;
+    double t0 = now_seconds();
+    for (size_t i = 0; i < writes; i++) {
+        if (offset + (off_t)bytes_per_write > size)
+            offset = 0;
+        if (pwrite(fd, buf, bytes_per_write, offset) != (ssize_t)bytes_per_write) {
+            result = errno ? -errno : -EIO;
+            break;
+        }
+        offset += (off_t)bytes_per_write;
+        if ((i + 1) % writes_per_sync == 0 || i + 1 == writes) {
+            if (fdatasync(fd) < 0) {
+                result = -errno;
+                break;
+            }
+        }
+        result = (int64_t)(i + 1);
+    }
+    *seconds_out = now_seconds() - t0;
+    free(buf);
+    close(fd);
+    return result;
+}
+
+int64_t sj_raw_sync_loop(const char *path, size_t bytes_per_write, size_t writes,
+                         int use_odirect, double *seconds_out) {
+    return sj_raw_sync_loop_grouped(path, bytes_per_write, writes, 1, use_odirect, seconds_out);
+}
