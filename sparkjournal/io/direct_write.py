@@ -24,6 +24,7 @@ import os
 from typing import Callable
 
 from ..format.codec import CODEC
+from .files_io import remove_quietly, write_all
 from .sequential_file import io_error
 
 BLOCK = 4096                   # O_DIRECT alignment that every device here accepts
@@ -73,7 +74,7 @@ def write_new_file(path: str, stage: Stage, body=None, size: int | None = None,
         os.fdatasync(fd)
     except BaseException as error:
         os.close(fd)
-        _remove_quietly(path)
+        remove_quietly(path)
         if isinstance(error, OSError):
             raise io_error(error.errno or errno_codes.EIO, "writing", path) from error
         raise
@@ -108,25 +109,9 @@ def _write_staged(fd: int, view: memoryview, length: int, offset: int, crc: int)
     so no padding needs cutting off. Returns the CRC continued over the bytes."""
     crc = CODEC.crc32c(view[:length], crc)
     whole = length // BLOCK * BLOCK
-    _write_all(fd, view[:whole], offset)
+    write_all(fd, view[:whole], offset)
     if whole < length:
         flags = fcntl.fcntl(fd, fcntl.F_GETFL)
         fcntl.fcntl(fd, fcntl.F_SETFL, flags & ~getattr(os, "O_DIRECT", 0))
-        _write_all(fd, view[whole:length], offset + whole)
+        write_all(fd, view[whole:length], offset + whole)
     return crc
-
-
-def _write_all(fd: int, view: memoryview, offset: int) -> None:
-    done = 0
-    while done < view.nbytes:
-        wrote = os.pwrite(fd, view[done:], offset + done)
-        if wrote <= 0:
-            raise OSError(errno_codes.ENOSPC, os.strerror(errno_codes.ENOSPC))
-        done += wrote
-
-
-def _remove_quietly(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass

@@ -41,7 +41,7 @@ def overwrite_durably(path: str, offset: int, data) -> None:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
         try:
-            _write_all(fd, memoryview(data).cast("B"), offset)
+            write_all(fd, memoryview(data).cast("B"), offset)
             os.fdatasync(fd)
         finally:
             os.close(fd)
@@ -52,7 +52,7 @@ def overwrite_durably(path: str, offset: int, data) -> None:
 def write_file_atomically(path: str, data) -> None:
     """Replaces ``path`` with ``data``: tmp write, fsync, rename, directory fsync."""
     def write(fd: int) -> None:
-        _write_all(fd, memoryview(data).cast("B"), 0)
+        write_all(fd, memoryview(data).cast("B"), 0)
 
     _publish(path, lambda tmp: os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC,
                                        0o644), write, "writing")
@@ -72,7 +72,7 @@ def _publish(path: str, open_tmp, write, action: str) -> None:
             os.close(fd)
         os.replace(tmp, path)
     except OSError as error:
-        _remove_quietly(tmp)
+        remove_quietly(tmp)
         raise io_error(error.errno or errno_codes.EIO, action, path) from error
     fsync_dir(os.path.dirname(os.path.abspath(path)))
 
@@ -89,10 +89,10 @@ def create_zero_filled(path: str, size: int, header_bytes) -> None:
         try:
             first = min(size, ZERO_CHUNK)
             chunk[:header.nbytes] = header
-            _write_all(fd, memoryview(chunk)[:first], 0)
+            write_all(fd, memoryview(chunk)[:first], 0)
             chunk[:header.nbytes] = bytes(header.nbytes)
             for offset in range(first, size, ZERO_CHUNK):
-                _write_all(fd, memoryview(chunk)[:min(ZERO_CHUNK, size - offset)], offset)
+                write_all(fd, memoryview(chunk)[:min(ZERO_CHUNK, size - offset)], offset)
         finally:
             try:
                 chunk.close()
@@ -116,7 +116,7 @@ def _open_for_fill(tmp: str, direct: bool) -> int:
     return os.open(tmp, flags, 0o644)
 
 
-def _write_all(fd: int, view: memoryview, offset: int) -> None:
+def write_all(fd: int, view: memoryview, offset: int) -> None:
     done = 0
     while done < view.nbytes:
         wrote = os.pwrite(fd, view[done:], offset + done)
@@ -125,7 +125,7 @@ def _write_all(fd: int, view: memoryview, offset: int) -> None:
         done += wrote
 
 
-def _remove_quietly(path: str) -> None:
+def remove_quietly(path: str) -> None:
     try:
         os.unlink(path)
     except OSError:
