@@ -74,22 +74,23 @@ def build_parser() -> argparse.ArgumentParser:
     bench = _command(commands, "bench", "", "Benchmarks.")
     benches = bench.add_subparsers(dest="bench", metavar="BENCH", parser_class=_Parser)
     benches.required = True
-    journal = _command(benches, "journal", "bench_journal:run",
-                       "Measure the journal against the disk's raw limit in one run and print ratios.")
-    journal.add_argument("--dir", metavar="DIR", help="folder on the disk to measure (default: "
-                         "a temporary folder in the system temp dir, removed afterwards)")
-    journal.add_argument("--json", metavar="FILE", help="also write the results as a JSON list")
-    journal.add_argument("--quick", action="store_true", help="small sizes: a smoke run in seconds")
+    journal = _bench(benches, "journal", "Measure the journal against the disk's raw limit in "
+                     "one run and print ratios.")
     journal.add_argument("--only", metavar="TEXT", help="run only the cases whose name contains TEXT")
-    sink = _command(benches, "sink", "bench_sink:run",
-                    "Measure the exactly-once sink against Spark's parquet sink, a no-op "
-                    "sink and the Arrow transfer floor in one run and print ratios.")
-    sink.add_argument("--dir", metavar="DIR", help="folder for journals, parquet and checkpoints "
-                      "(default: a temporary folder, removed afterwards)")
-    sink.add_argument("--json", metavar="FILE", help="also write the results as a JSON list")
-    sink.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
+    sink = _bench(benches, "sink", "Measure the exactly-once sink against Spark's parquet sink, "
+                  "a no-op sink and the Arrow transfer floor in one run and print ratios.")
     sink.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
     return parser
+
+
+def _bench(benches, name: str, summary: str):
+    """A benchmark command with the options every benchmark has."""
+    command = _command(benches, name, f"bench_{name}:run", summary)
+    command.add_argument("--dir", metavar="DIR", help="folder on the disk to measure (default: "
+                         "a temporary folder in the system temp dir, removed afterwards)")
+    command.add_argument("--json", metavar="FILE", help="also write the results as a JSON list")
+    command.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
+    return command
 
 
 def _positive_int(text: str) -> int:
