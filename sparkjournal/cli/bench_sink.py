@@ -106,7 +106,7 @@ def run_one(spark, contender: str, rows: int, batches: int, work: str, run_no: i
 def _breakdown(sinks) -> str:
     parts = {"job": [], "write": [], "PREPARE": [], "commit log": [], "COMMIT": []}
     for sink in sinks:
-        for m in sink.history[1:]:
+        for m in list(sink.history)[1:]:
             if m.skipped:
                 continue
             parts["job"].append(m.job_ms)

@@ -20,6 +20,7 @@ checkpoints must count as one writer.
 """
 from __future__ import annotations
 
+import collections
 import logging
 import time
 
@@ -31,6 +32,7 @@ from .schema import spark_to_arrow
 
 log = logging.getLogger("sparkjournal.sink")
 SINK_OPTIONS = ("txnAppId", "commitLog")
+HISTORY = 1000                    # batches whose metrics JournalSink.history keeps
 SPARK_OWN_OPTIONS = ("path", "checkpointlocation")    # Spark passes these to data sources
 
 
@@ -62,7 +64,8 @@ class JournalSink:
         self.txn_app_id = sink_options.get("txnAppId")
         self.journal_options = tuple(sorted((k, str(v)) for k, v in journal_options.items()))
         self.committer = BatchCommitter(path, journal_options, sink_options.get("commitLog"))
-        self.history: list[BatchMetrics] = []
+        self.history: collections.deque[BatchMetrics] = collections.deque(maxlen=HISTORY)
+        self._landed = 0
 
     def query_id(self, df) -> str:
         if self.txn_app_id:
@@ -88,9 +91,10 @@ class JournalSink:
             metrics.job_ms = (time.perf_counter() - started) * 1e3
             self.committer.commit(query, batch_id, [row.asDict() for row in rows], metrics)
         self.history.append(metrics)
+        self._landed += 1
         log.info(metrics.line())
 
     @property
     def batches_landed(self) -> int:
         """Batches this sink committed or found committed, in this run."""
-        return len(self.history)
+        return self._landed
