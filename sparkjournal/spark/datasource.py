@@ -18,15 +18,14 @@ import dataclasses
 import logging
 import uuid
 
+import pyarrow as pa
 from pyspark.sql.datasource import (DataSource, DataSourceArrowWriter,
                                     DataSourceStreamArrowWriter, WriterCommitMessage)
 
 from ..errors import SparkJournalError
-import pyarrow as pa
-
 from .committer import BatchCommitter, BatchMetrics
-from .reader import METADATA, JournalReader
 from .lane_writer import WritePlan, write_task
+from .reader import METADATA, JournalReader
 from .schema import spark_to_arrow
 from .sink import split_options
 
@@ -36,8 +35,6 @@ log = logging.getLogger("sparkjournal.datasource")
 @dataclasses.dataclass
 class JournalCommitMessage(WriterCommitMessage):
     message: dict | None            # lane_writer's commit message; None: no rows
-    query: str
-    batch: int
 
 
 def _setup(options) -> tuple[str, BatchCommitter, tuple, str | None]:
@@ -59,24 +56,17 @@ class _Writer:
         committer.check_schema(spark_to_arrow(schema), f"a write into {self.path}")
 
     def write(self, iterator):
-        from pyspark import TaskContext
-        message = write_task(iterator, self.plan)
-        context = TaskContext.get()
-        query = self.plan.query or context.getLocalProperty("sql.streaming.queryId")
-        batch = self.plan.batch
-        if batch is None:
-            batch = int(context.getLocalProperty("streaming.sql.batchId"))
-        return JournalCommitMessage(message, query, batch)
+        return JournalCommitMessage(write_task(iterator, self.plan))
 
-    def _finish(self, messages, batch: int | None) -> None:
-        committer = BatchCommitter(self.path, dict(self.journal_options), self.log_uri)
-        written = [m for m in messages if isinstance(m, JournalCommitMessage)]
-        query = self.plan.query or next((m.query for m in written), None)
-        if batch is None:
-            batch = self.plan.batch
-        found = [m.message for m in written if m.message is not None]
+    def _committer(self) -> BatchCommitter:
+        return BatchCommitter(self.path, dict(self.journal_options), self.log_uri)
+
+    def _finish(self, messages, batch: int) -> None:
+        found = _written(messages)
+        query = self.plan.query or next((m["query"] for m in found), None)
         if query is None:
-            return                                    # no task ran: nothing was written
+            return                                    # no task wrote a row: nothing to commit
+        committer = self._committer()
         metrics = BatchMetrics(query, batch)
         if committer.is_committed(query, batch):
             metrics.skipped = True                    # a replay: its new txs stay aborted
@@ -84,6 +74,12 @@ class _Writer:
         else:
             committer.commit(query, batch, found, metrics)
         log.info(metrics.line())
+
+
+def _written(messages) -> list[dict]:
+    """The lane_writer messages of the tasks that wrote rows."""
+    return [m.message for m in messages
+            if isinstance(m, JournalCommitMessage) and m.message is not None]
 
 
 class JournalBatchWriter(_Writer, DataSourceArrowWriter):
@@ -94,12 +90,10 @@ class JournalBatchWriter(_Writer, DataSourceArrowWriter):
         self._finish(messages, 0)
 
     def abort(self, messages) -> None:
-        committer = BatchCommitter(self.path, dict(self.journal_options), self.log_uri)
+        committer = self._committer()
         if not committer.is_committed(self.plan.query, 0):
             committer.log.record(self.plan.query, 0, [])
-        found = [m.message for m in messages
-                 if isinstance(m, JournalCommitMessage) and m.message is not None]
-        committer.commit_reachable(found)
+        committer.commit_reachable(_written(messages))
 
 
 class JournalStreamWriter(_Writer, DataSourceStreamArrowWriter):

@@ -39,6 +39,7 @@ APPEND_CHUNK = 64 << 20          # Arrow bytes handed to one append_batch call
 INJECT_FAILURE = "sparkjournal.inject.fail"   # local property: "afterWrite:P" / "afterPrepare:P"
 
 MESSAGE_SCHEMA = pa.schema([
+    ("query", pa.string()), ("batch", pa.int64()),
     ("node", pa.string()), ("host", pa.string()), ("root", pa.string()), ("lane", pa.string()),
     ("tx", pa.int64()), ("records", pa.int64()), ("rows", pa.int64()), ("bytes", pa.int64()),
     ("partition", pa.int64()), ("attempt", pa.int64()),
@@ -164,7 +165,8 @@ def write_task(batches, plan: WritePlan) -> dict | None:
         if isinstance(error, SinkTaskError) or not isinstance(error, Exception):
             raise
         raise SinkTaskError(f"{where}: {type(error).__name__}: {error}") from error
-    return {"node": writer.node, "host": socket.gethostname(), "root": writer.root,
+    return {"query": query, "batch": batch_id, "node": writer.node,
+            "host": socket.gethostname(), "root": writer.root,
             "lane": writer.lane, "tx": tx, "records": records, "rows": rows, "bytes": nbytes,
             "partition": partition, "attempt": attempt,
             "write_ms": append_s * 1e3, "prepare_ms": (done - written) * 1e3}

@@ -23,9 +23,8 @@ from pyspark.sql.datasource import DataSourceReader, InputPartition
 
 from ..journal.journal import Journal
 from . import event_records
-from .node import node_roots, read_node_id
 from .resolve import commit_log
-from .visible_events import lane_event_records
+from .visible_events import lane_event_records, node_lanes
 
 METADATA = pa.schema([("_batch_id", pa.int64()), ("_commit_time", pa.timestamp("us", tz="UTC")),
                       ("_host", pa.string()), ("_lane", pa.string()), ("_record_id", pa.int64())])
@@ -43,9 +42,7 @@ class LanePartition(InputPartition):
 
 
 def lane_partitions(path: str, log_uri: str) -> list[LanePartition]:
-    from ..journal.lanes import list_lanes
-    return [LanePartition(lane, read_node_id(root), log_uri)
-            for root in node_roots(path) for lane in list_lanes(root)]
+    return [LanePartition(lane, node, log_uri) for lane, node in node_lanes(path)]
 
 
 class JournalReader(DataSourceReader):

@@ -11,7 +11,8 @@ import os
 
 import pyarrow as pa
 
-from ..journal.root import JournalRoot
+from ..journal.journal import Journal
+from ..journal.lanes import list_lanes
 from . import event_records
 from .node import node_roots, read_node_id
 from .resolve import Outcome, prepared_outcomes
@@ -37,17 +38,24 @@ def read_table(path: str, **options) -> pa.Table | None:
     the journal holds no events. Copies the bodies: the result outlives the
     snapshots."""
     batches = []
-    for root in node_roots(path):
-        node = read_node_id(root)
-        for lane, snapshot in JournalRoot(root, **options).read_lanes().items():
-            with snapshot:
-                for record in lane_event_records(snapshot, node, lane):
-                    batches.append(event_records.read_body(bytes(record.body))[0])
+    for lane, node in node_lanes(path):
+        with Journal.read(lane, **options) as snapshot:
+            for record in lane_event_records(snapshot, node, os.path.basename(lane)):
+                batches.append(event_records.read_body(bytes(record.body))[0])
     if not batches:
         return None
     tables = [pa.Table.from_batches([b.replace_schema_metadata(None)]) for b in batches]
     return pa.concat_tables(tables, promote_options="default")
 
 
+def node_lanes(path: str):
+    """(lane folder, its root's node id) of every lane of every node root of
+    ``path`` visible from here."""
+    for root in node_roots(path):
+        node = read_node_id(root)
+        for lane in list_lanes(root):
+            yield os.path.join(root, lane), node
+
+
 def lanes_of(path: str) -> list[str]:
-    return [os.path.join(root, lane) for root in node_roots(path) for lane in JournalRoot(root).lanes()]
+    return [lane for lane, _node in node_lanes(path)]
