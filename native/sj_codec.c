@@ -31,9 +31,9 @@ static inline uint64_t get64(const unsigned char *p) { uint64_t v; memcpy(&v, p,
 static inline void put_record(unsigned char *r, uint8_t type, uint8_t flags, uint16_t user_type,
                               uint32_t file_id, uint64_t record_id, uint64_t tx_id,
                               uint32_t count, const char *body, size_t body_len) {
-    /* zero the last 8 bytes first: that covers the padding, and the header and
-     * body written next overwrite whatever part of them is not padding */
-    memset(r + sj_record_size(body_len) - 8, 0, 8);
+    /* the padding after the body (0-7 bytes) is zeros */
+    memset(r + SJ_RECORD_HEADER_SIZE + body_len, 0,
+           sj_record_size(body_len) - SJ_RECORD_HEADER_SIZE - body_len);
     r[SJ_OFF_TYPE] = type;
     r[SJ_OFF_FLAGS] = flags;
     put16(r + SJ_OFF_USER_TYPE, user_type);
@@ -43,8 +43,9 @@ static inline void put_record(unsigned char *r, uint8_t type, uint8_t flags, uin
     put64(r + SJ_OFF_TX_ID, tx_id);
     put32(r + SJ_OFF_COUNT, count);
     put32(r + SJ_OFF_COMPACT_COUNT, 0);
-    if (body_len)
-        memcpy(r + SJ_RECORD_HEADER_SIZE, body, body_len);
+    /* a body already in place (the caller put it right after the header) is not copied */
+    if (body_len && body != (const char *)r + SJ_RECORD_HEADER_SIZE)
+        memmove(r + SJ_RECORD_HEADER_SIZE, body, body_len);
     put32(r + SJ_OFF_CRC, sj_crc32c(0, (const char *)r + 4, SJ_RECORD_HEADER_SIZE - 4 + body_len));
 }
 

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#define SJ_FORMAT_VERSION 1
+#define SJ_FORMAT_VERSION 2
 #define SJ_FILE_HEADER_SIZE 4096
 #define SJ_RECORD_HEADER_SIZE 40
 #define SJ_RECORD_ALIGN 8

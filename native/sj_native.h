@@ -18,6 +18,7 @@ uint32_t sj_crc32c(uint32_t crc, const char *data, size_t len);
 int sj_crc32c_hw(void);
 
 /* Encodes one record at buf[pos]: header, body, zero padding to 8 bytes.
+ * body may already be in place at buf + pos + 40 (then it is not copied).
  * Returns the new position, -1 when the record does not fit in cap,
  * -2 when pos is not 8-byte aligned, -3 when body_len does not fit in u32. */
 int64_t sj_encode_record(char *buf, size_t cap, size_t pos, uint8_t type, uint8_t flags,

@@ -27,6 +27,8 @@ _SIZE_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "m": 1 << 20, "mb": 1
 _TIME_UNITS = {"": 1, "ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
 _NUMBER = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$")
 JOURNAL_TYPES = ("AUTO", "ASYNCIO", "NIO")
+ADDRESS_FULL_POLICIES = ("PAGE", "BLOCK", "DROP", "FAIL")
+_AGE_UNITS = {"s": 1, "sec": 1, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
 
 def parse_size(key: str, value: Any) -> int:
@@ -47,6 +49,21 @@ def parse_time_ns(key: str, value: Any) -> int:
     if isinstance(value, bool) or not match or match.group(2).lower() not in _TIME_UNITS:
         raise ConfigError(key, value, "a time such as 500us, 3ms, 1s, or nanoseconds")
     return int(float(match.group(1)) * _TIME_UNITS[match.group(2).lower()])
+
+
+def parse_retention(key: str, value: Any) -> tuple:
+    """() for none; ("age", seconds) for 7d, 12h, 90min, 30s; ("size", bytes) for
+    500g, 10m, 1t (a bare m is mebibytes, as every size here: minutes are min)."""
+    text = str(value).strip().lower()
+    if text in ("", "none", "0"):
+        return ()
+    match = _NUMBER.match(text)
+    if match and match.group(2) in _AGE_UNITS:
+        return ("age", float(match.group(1)) * _AGE_UNITS[match.group(2)])
+    if match and match.group(2) in _SIZE_UNITS and match.group(2):
+        return ("size", int(float(match.group(1)) * _SIZE_UNITS[match.group(2)]))
+    raise ConfigError(key, value, "none, an age (7d, 12h, 90min, 30s, 2w) or a size per lane "
+                      "(500g, 10m, 1t)")
 
 
 def parse_bool(key: str, value: Any) -> bool:
@@ -93,10 +110,17 @@ class JournalConfig:
     checkForCorruptFiles: bool = True
     archive: bool = False
     archiveDirectory: str = "archive"
-    largeRecordSize: int = 0              # 0: records that do not fit the buffer are large
+    largeRecordSize: int = 0              # 0: bodies whose record does not fit a data file are large
     userVersion: int = 0
     lockWait: bool = False
     recover: bool = False
+    # Maintenance (maintenance/): what stays, and what happens when a lane is full.
+    retention: tuple = ()                 # (): keep all; ("age", s) or ("size", bytes per lane)
+    maxSizeBytes: int = -1                # a lane's data files; -1: no limit
+    maxRootSizeBytes: int = -1            # all lanes of a node root together; -1: no limit
+    addressFullPolicy: str = "PAGE"       # over a limit: PAGE, BLOCK, DROP or FAIL
+    pageSizeBytes: int = 10 << 20         # about this much per page file
+    laneIdleTimeout: int = 60_000_000_000  # ns a Spark worker keeps an unused lane writer open
 
     @property
     def sync_window(self) -> int:
@@ -148,8 +172,26 @@ def _parse_one(key: str, value: Any) -> Any:
         if size not in (512, 1024, 2048, 4096):
             raise ConfigError(key, value, "512, 1k, 2k or 4k (a power of two the device accepts)")
         return size
-    if key == "bufferTimeout":
+    if key in ("bufferTimeout", "laneIdleTimeout"):
         return parse_time_ns(key, value)
+    if key == "retention":
+        return value if isinstance(value, tuple) else parse_retention(key, value)
+    if key in ("maxSizeBytes", "maxRootSizeBytes"):
+        if str(value).strip() == "-1":
+            return -1
+        return parse_size(key, value)
+    if key == "pageSizeBytes":
+        size = parse_size(key, value)
+        if size < 4096:
+            raise ConfigError(key, value, "a size of at least 4k, such as 10m")
+        return size
+    if key == "addressFullPolicy":
+        text = str(value).strip().upper()
+        if text not in ADDRESS_FULL_POLICIES:
+            raise ConfigError(key, value, "PAGE (move the oldest events to page files), BLOCK "
+                              "(writers wait), DROP (new events are dropped and counted) or "
+                              "FAIL (the write fails)")
+        return text
     if key == "journalType":
         text = str(value).strip().upper()
         if text not in JOURNAL_TYPES:

@@ -67,6 +67,18 @@ class CrashChecker:
         self.known: dict[int, int] = {}          # record id -> version: certain state
         self.kills = 0
 
+    def start_beside(self):
+        """Starts work that runs beside the child until it is killed (none here;
+        tests/test_compaction.py compacts and reads); returns what stop_beside takes."""
+        return None
+
+    def stop_beside(self, running) -> None:
+        """Stops (and checks) what start_beside started, after the kill."""
+
+    def run_seconds(self) -> float:
+        """How long the child runs (after the random delay above) before the kill."""
+        return 0.0
+
     def expected_bodies(self, state: dict) -> dict:
         return {record_id: body(record_id, version) for record_id, version in state.items()}
 
@@ -93,10 +105,15 @@ class CrashChecker:
                     raise AssertionError(f"child did not start: {head!r}\n"
                                          f"{open(err_path).read()}")
                 time.sleep(self.rng.uniform(0.0, 0.4))
-            os.kill(child.pid, signal.SIGKILL)
-            # Through the same buffered reader as readline: it may hold read-ahead.
-            out = head + child.stdout.read()
-            child.wait()
+            beside = self.start_beside()
+            try:
+                time.sleep(self.run_seconds())
+                os.kill(child.pid, signal.SIGKILL)
+                # Through the same buffered reader as readline: it may hold read-ahead.
+                out = head + child.stdout.read()
+                child.wait()
+            finally:
+                self.stop_beside(beside)
         finally:
             if child.poll() is None:
                 child.kill()
@@ -201,9 +218,10 @@ class CrashChecker:
             assert snapshot.prepared() == []
 
 
-def run_crashes(tmp_path, backend: str, kills: int, seed: int) -> CrashChecker:
+def run_crashes(tmp_path, backend: str, kills: int, seed: int,
+                checker_class: type = CrashChecker) -> CrashChecker:
     lane = str(tmp_path / "lane")
-    checker = CrashChecker(lane, backend, seed)
+    checker = checker_class(lane, backend, seed)
     for run in range(kills):
         checker.one_run(run)
     checker.final_check()

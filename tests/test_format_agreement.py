@@ -63,6 +63,35 @@ def test_encode_record_matches_the_layout_reference(codec, type_, body, flags):
     assert buf[:8] == b"\xee" * 8 and buf[end:] == b"\xee" * (len(buf) - end)
 
 
+@pytest.mark.parametrize("codec", CODECS)
+@pytest.mark.parametrize("body", BODIES + [os.urandom(600_000)], ids=lambda b: f"{len(b)}B")
+def test_encode_record_with_the_body_already_in_place_matches_the_layout_reference(codec, body):
+    # Records written alone (bigger than the write buffer) get their body put
+    # right after the header first; the encoder must then neither copy over it
+    # nor zero any of it, only add the header, CRC and padding.
+    fields = (layout.ADD, 0, 9, FILE_ID, 42, 0, 0)
+    buf = bytearray(b"\xee" * (layout.record_size(len(body)) + 16))
+    buf[8 + 40:8 + 40 + len(body)] = body
+    in_place = memoryview(buf)[8 + 40:8 + 40 + len(body)]
+    end = codec.encode_record(buf, 8, *fields, in_place)
+    in_place.release()
+    assert bytes(buf[8:end]) == reference_record(*fields, body)
+
+
+@needs_native
+def test_both_codecs_scan_a_record_larger_than_the_write_buffer():
+    body = os.urandom(3 << 20)                      # above the 490k default buffer
+    for writer, reader in ((codec_native, codec_python), (codec_python, codec_native)):
+        buf = bytearray(4096 + layout.record_size(len(body)) + 4096)
+        end = writer.encode_record(buf, 4096, layout.ADD, 0, 0, FILE_ID, 1, 0, 0, body)
+        result = reader.scan(buf, 4096, FILE_ID)
+        assert (result.n, result.first_foreign, result.clean_end) == (1, -1, end)
+        assert list(result.body_lens) == [len(body)]
+        buf[end - 100] ^= 0xFF                       # a flip near its end
+        damaged = reader.scan(buf, 4096, FILE_ID)
+        assert (damaged.n, damaged.first_foreign, damaged.foreign_reason) == (0, 4096, "crc mismatch")
+
+
 @needs_native
 def test_each_codec_scans_the_others_output():
     for writer, reader in ((codec_native, codec_python), (codec_python, codec_native)):

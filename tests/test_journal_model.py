@@ -3,16 +3,19 @@ against an in-memory model).
 
 Hypothesis drives random sequences of add / update / delete, transactional
 add / update / delete, prepare / commit / rollback, batch adds (plain and
-transactional) and close-and-reopen against a plain model:
+transactional), online compaction (another writer's view: the journal stays
+open and keeps appending) and close-and-reopen against a plain model:
 
 * ``records``: record id -> (user type, body) of the committed live records;
 * ``txs``: open transactions, their operations in order, prepared or not.
 
 After every reopen the journal's live records (ids, user types, bodies) and
 prepared transactions must equal the model's; unprepared open transactions must
-have been rolled back (and reported). Files are tiny (16k, 8k buffer) so rolls,
+have been rolled back (and reported). After every compaction a lock-free reader
+and the still-open writer must see the model. Files are tiny (16k, 8k buffer) so rolls,
 reclaim and file reuse happen within a few dozen operations; a few bodies are
-above the buffer size so large records take part.
+above the buffer size, so records written alone into data files and large
+records (bodies that do not fit a data file) take part.
 """
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, p
                                  rule, run_state_machine_as_test)
 
 from sparkjournal import Journal
+from sparkjournal.maintenance.compactor import compact_lane
 
 BACKENDS = ("ASYNCIO", "NIO")
 try:
@@ -40,7 +44,9 @@ OPTIONS = {"fileSize": "16k", "bufferSize": "8k", "minFiles": 2}
 
 small_bodies = st.binary(min_size=0, max_size=300)
 bodies = st.one_of(small_bodies, small_bodies, small_bodies, small_bodies,
-                   st.binary(min_size=9000, max_size=12000))       # > bufferSize: large records
+                   st.binary(min_size=9000, max_size=14000))
+# 9000..12248: above the buffer, written alone into a data file; above 12248 the
+# record does not fit a 16k file after its header: the body goes to large/.
 user_types = st.integers(min_value=0, max_value=65535)
 syncs = st.sampled_from([None, True, False])
 
@@ -193,6 +199,20 @@ def make_machine(backend: str):
             tx_id = data.draw(st.sampled_from(sorted(self.txs)))
             self.journal.rollback(tx_id, sync=sync)
             del self.txs[tx_id]
+
+        # --- compaction, with the writer open -------------------------------------------------
+        @rule(force=st.booleans())
+        def compact(self, force):
+            report = compact_lane(self.lane, force=force, compactMinFiles=2,
+                                  compactPercentage=60, **OPTIONS)
+            assert not report.swap_deferred
+            if report.compacted:
+                assert report.records_kept + report.records_dropped > 0
+                assert report.new_files < report.compacted_files
+            self.journal.flush()        # the reader sees written records only
+            with Journal.read(self.lane, **OPTIONS) as snapshot:
+                self.check_equal(snapshot)
+            self.check_equal(self.journal)
 
         # --- reopen: the comparison -------------------------------------------------------------
         @rule()

@@ -1,5 +1,6 @@
-"""Large-record bodies: written once from the staging buffer (io/direct_write.py)
-and, for Arrow record batches, serialized straight into it (large.IpcBody)."""
+"""Large-record bodies (bodies that do not fit a data file): written once from
+the staging buffer (io/direct_write.py) and, for Arrow record batches,
+serialized straight into it (large.IpcBody)."""
 from __future__ import annotations
 
 import os
@@ -42,13 +43,13 @@ def test_an_existing_name_is_never_overwritten(tmp_path):
 
 
 @pytest.mark.parametrize("backend", ["NIO", "ASYNCIO"])
-def test_big_record_batches_take_the_large_path_and_read_back(tmp_path, backend):
+def test_record_batches_bigger_than_a_data_file_take_the_large_path_and_read_back(tmp_path, backend):
     small = pa.record_batch({"x": pa.array([1, 2, 3])})
-    big = pa.record_batch({"s": pa.array([os.urandom(100).hex() for _ in range(2000)])})
+    big = pa.record_batch({"s": pa.array([os.urandom(100).hex() for _ in range(2000)])})   # ~400k
     lane = str(tmp_path / "lane")
-    with Journal.open(lane, journalType=backend, bufferSize="64k", fileSize="1m") as journal:
+    with Journal.open(lane, journalType=backend, bufferSize="64k", fileSize="256k") as journal:
         ids = journal.append_batch([small, big, big], sync=True)
-    with Journal.open(lane, journalType=backend, bufferSize="64k", fileSize="1m") as journal:
+    with Journal.open(lane, journalType=backend, bufferSize="64k", fileSize="256k") as journal:
         records = [journal.get(i) for i in ids]
         assert [r.large for r in records] == [False, True, True]
         assert [bytes(r.body) for r in records] == [ipc_bytes(b).to_pybytes() for b in (small, big, big)]

@@ -7,7 +7,8 @@ Both modules expose the same API:
   CODEC_NAME                                   "native" | "python"
   crc32c(data, crc=0) -> int
   encode_record(buf, pos, type, flags, user_type, file_id32, record_id, tx_id,
-                count, body) -> new pos          (ValueError if it does not fit)
+                count, body) -> new pos          (ValueError if it does not fit;
+                              body may be a view of buf[pos + 40:], already in place)
   encode_batch(buf, pos, type, user_type, file_id32, tx_id, record_ids, data,
                offsets, start=0, stop=None, offset_width=None, id_base=0)
       -> (new pos, written)   body i gets id record_ids + i - id_base (an int) or

@@ -7,16 +7,22 @@ from __future__ import annotations
 
 import struct
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2           # 2: the header gained the id watermark (FORMAT.md); 1 is still read
 
 # --- data file header -------------------------------------------------------
 FILE_MAGIC = b"SJRNLDAT"
 FILE_HEADER_SIZE = 4096
-# magic, version, user version, file id, file size, block size, reserved,
-# sync window, created ns, previous file id, previous file's end of data
-FILE_HEADER = struct.Struct("<8sIIQQIIQQQQ")
-FILE_HEADER_CRC_AT = FILE_HEADER.size  # 72: CRC-32C of bytes 0..71
-assert FILE_HEADER_CRC_AT == 72
+# magic, version, user version, file id, file size, block size, sealed end / 8
+# (0: a file appended to), sync window, created ns, previous file id, previous
+# file's end of data, highest record id and highest tx id handed out before
+# this file's first record (the id watermark)
+FILE_HEADER = struct.Struct("<8sIIQQIIQQQQQQ")
+FILE_HEADER_CRC_AT = FILE_HEADER.size  # 88: CRC-32C of bytes 0..87
+assert FILE_HEADER_CRC_AT == 88
+# Version 1 headers: the same fields without the watermark, CRC at 72.
+FILE_HEADER_V1 = struct.Struct("<8sIIQQIIQQQQ")
+FILE_HEADER_V1_CRC_AT = FILE_HEADER_V1.size
+assert FILE_HEADER_V1_CRC_AT == 72
 FILE_SIZE_MULTIPLE = 4096
 
 # --- record -------------------------------------------------------------------

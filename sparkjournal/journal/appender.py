@@ -11,9 +11,15 @@ writer thus pays no timer, and many writers share one write and one sync.
 Appends that need no sync are written when the buffer fills or ``bufferTimeout``
 after the first of them, by a background flusher.
 
+A record too big for the buffer (but not for a data file) is written alone,
+straight from an aligned staging buffer, by ``append_alone`` (see there).
+
 Invariants the loader relies on (FORMAT.md):
 * the bytes written past the last completed sync never exceed the header's sync
-  window (maxIO x bufferSize): a flush that would cross it syncs;
+  window (maxIO x bufferSize): a flush that would cross it first syncs what is
+  already written; the one exception is a record written alone, which is
+  larger than the window but has nothing unsynced before it and nothing
+  written after it until its own sync returned;
 * a file is synced before the first write into the next one.
 
 Crash behaviour: an append is acknowledged (its call returns, for sync appends)
@@ -28,10 +34,11 @@ from typing import Callable
 
 from ..errors import JournalClosedError, JournalIOError
 from ..format import layout
-from ..io.direct_write import aligned_buffer
+from ..io.direct_write import Stage, aligned_buffer
 from .gate import new_gate
 
 Encoder = Callable[[bytearray, int, int], int]   # (buffer, position, file id32) -> new position
+AloneEncoder = Callable[[memoryview, int], int]   # (staging view, file id32) -> record end
 
 
 class Appender:
@@ -47,6 +54,7 @@ class Appender:
         self._timer = threading.Condition(self._lock)         # the flusher, for timed writes
         # page-aligned: O_DIRECT writes straight from them (io/direct_write.py)
         self._buf, self._spare = aligned_buffer(self.capacity), aligned_buffer(self.capacity)
+        self._stage = Stage()                  # records written alone; grows on first use
         self._fill = 0
         self._out = factory.open(files.current.path)
         self._file_pos = start_offset          # where _buf[0] lands; block aligned
@@ -118,6 +126,44 @@ class Appender:
                 else:
                     self._flush(sync=False)
             self._after_append(sync)
+
+    def append_alone(self, size: int, encode: AloneEncoder, apply: Callable[[int, int], None]) -> None:
+        """A record of ``size`` bytes that does not fit the write buffer but fits a
+        data file after its header: ``encode(view, file id32)`` puts it at the
+        start of an aligned staging view and returns its end; it is written there
+        in one write (padded with zeros to the block) into the current file, or
+        the next one when the rest of the current file is too short, and synced.
+        Returns once it is durable, whatever the caller asked for.
+
+        Why alone, with a sync on both sides: the record may be larger than the
+        sync window. Everything appended before it is durable before it is
+        written, and nothing is written after it until its sync returned; so a
+        crash that tears it leaves no valid record of this file after the damage,
+        and the loader sees a clean end of data (FORMAT.md), never corruption.
+        The file header written by a roll may still be unsynced: it is no record,
+        and if it is lost the record, carrying the new file id, is stale."""
+        if size > self.files.config.fileSize - layout.FILE_HEADER_SIZE:
+            raise ValueError(f"a record of {size} bytes does not fit a data file of "
+                             f"{self.files.config.fileSize} bytes")
+        with self._lock:
+            while True:
+                self._check()
+                if self._file_pos + self._fill + size > self.files.config.fileSize:
+                    self._roll()
+                elif self._flushing or self._fill or self._durable < self._appended:
+                    self._flush(sync=True)       # also waits until the stage is free
+                else:
+                    break
+            file_id, offset = self.files.current.file_id, self._file_pos
+            length = layout.align_up(size, self.block)
+            view = self._stage.view(length)[:length]
+            end = encode(view, layout.file_id32(file_id))
+            view[end:] = bytes(length - end)
+            apply(file_id, offset)
+            self._appended += 1
+            self._data_end = offset + end
+            self._file_pos = offset + length
+            self._io(self._out, view, offset, length, self._appended, sync=True, sync_first=False)
 
     def _after_append(self, sync: bool) -> None:
         """Waits until everything appended is durable, or arms the timed flush."""
@@ -202,6 +248,16 @@ class Appender:
         with self._lock:
             self._wait_durable(self._appended)
 
+    def run_quiesced(self, action: Callable[[], object]):
+        """Runs ``action()`` with the append lock held, every append written out
+        (not necessarily synced) and no write in flight, so the files hold all
+        the records the state knows of (a reload after a compaction swap)."""
+        with self._lock:
+            while self._fill or self._flushing:
+                self._flush(sync=False)
+            self._check()
+            return action()
+
     # --- flushing (call with the lock held; drops it around the I/O) ---------------------
     def _flush(self, sync: bool) -> None:
         while self._flushing:
@@ -211,7 +267,8 @@ class Appender:
         length = layout.align_up(fill, self.block)
         if fill == 0 and (not sync or self._durable == self._written == upto):
             return
-        sync = sync or self._unsynced + length > self.window
+        # Crossing the window: what is already written is synced before this write.
+        sync_first = bool(length) and self._unsynced > 0 and self._unsynced + length > self.window
         offset = self._file_pos
         buf[fill:length] = bytes(length - fill)
         self._buf, self._spare = self._spare, buf
@@ -220,14 +277,24 @@ class Appender:
             self._data_end = offset + fill
         self._file_pos += length
         self._first_unflushed_at = 0.0
+        self._io(out, memoryview(buf)[:length], offset, length, upto, sync, sync_first)
+
+    def _io(self, out, data, offset: int, length: int, upto: int, sync: bool,
+            sync_first: bool) -> None:
+        """Writes ``data`` (``length`` bytes, may be 0) at ``offset`` with the lock
+        released, syncing first and/or after as asked; then accounts appends up
+        to ``upto`` as written (and durable if synced). Call with the lock held
+        and no flush running; a failure poisons the appender and raises."""
         self._flushing = True
         self._lock.release()
         failure = None
         try:
+            if sync_first:
+                out.sync()
             if length and sync:
-                out.write_durably(memoryview(buf)[:length], offset)
+                out.write_durably(data, offset)
             elif length:
-                out.write(memoryview(buf)[:length], offset)
+                out.write(data, offset)
             elif sync:
                 out.sync()
         except BaseException as error:  # noqa: BLE001 - poison, then re-raise in every caller
@@ -242,10 +309,13 @@ class Appender:
             self._check()
         self._last_flush_records = upto - self._written
         self._written = upto
-        self._unsynced = 0 if sync else self._unsynced + length
         if sync:
+            self._unsynced = 0
             self._durable = upto
             self.stats["syncs"] += 1
+        else:
+            self._unsynced = (0 if sync_first else self._unsynced) + length
+        self.stats["syncs"] += sync_first
         self.stats["flushes"] += 1
         self.stats["bytes"] += length
         self._gate.advance(self._durable)
@@ -264,6 +334,7 @@ class Appender:
         self.stats["rolls"] += 1
         if self.on_roll is not None:
             self.on_roll()
+        self.files.prepare_next()            # the file after this one, off the append path
 
     # --- timed flushes and shutdown -----------------------------------------------------------
     def _timed_flushes(self) -> None:

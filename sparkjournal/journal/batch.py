@@ -56,14 +56,23 @@ def ipc_bytes(batch: pa.RecordBatch) -> pa.Buffer:
 
 
 def is_large(config, body_len: int) -> bool:
-    """The journal's rule (Journal._append): a body that does not fit the buffer."""
-    return layout.record_size(body_len) > config.bufferSize or \
-        bool(config.largeRecordSize and body_len > config.largeRecordSize)
+    """A body that does not go through the write buffer (Journal._append): its
+    record is written alone into a data file, or the body to the large store."""
+    return layout.record_size(body_len) > config.bufferSize or goes_to_large_store(config, body_len)
+
+
+def goes_to_large_store(config, body_len: int) -> bool:
+    """The journal's rule for large-store bodies (large.py): above largeRecordSize
+    when set, else a record that would not fit a data file after its header."""
+    if config.largeRecordSize:
+        return body_len > config.largeRecordSize
+    return layout.record_size(body_len) > config.fileSize - layout.FILE_HEADER_SIZE
 
 
 def large_arrow_bodies(config, bodies) -> list | None:
-    """Record batches of which some take the large-record path, as IpcBody
-    (serialized once, straight into the body file's staging buffer); else None."""
+    """Record batches of which some bypass the write buffer, as IpcBody
+    (serialized once, straight into a staging buffer: the record's, or the
+    large body file's); else None."""
     if isinstance(bodies, (pa.RecordBatch, pa.Table)):
         bodies = bodies.to_batches() if isinstance(bodies, pa.Table) else [bodies]
     if not isinstance(bodies, (list, tuple)) or not bodies or \
@@ -129,7 +138,7 @@ def append_batch(journal, bodies, first_record_id, user_type, tx_id, sync) -> ra
 
 
 def _one_by_one(journal, items, first_record_id, user_type, tx_id, sync):
-    """Some body needs the large-record path: append each on its own."""
+    """Some body bypasses the write buffer: append each on its own."""
     ids = []
     for index, body in enumerate(items):
         record_id = journal.next_record_id() if first_record_id is None else first_record_id + index

@@ -2,7 +2,9 @@
 
 Crash behaviour of each step:
 * create: zeros + header are written to ``*.tmp``, synced, renamed, and the
-  folder synced; a crash leaves a ``.tmp`` that the next writer deletes.
+  folder synced; a crash leaves a ``.tmp`` that the next writer deletes. After
+  a roll empties the free pool, the next file is created so in the background
+  (next_file.py), to be taken by the following roll.
 * roll into a file: its header is rewritten (new id, the sealed file's end) after
   the sealed file was synced; the first sync in the new file makes the header and
   the first records durable together, so a crash shows either the old header
@@ -22,6 +24,7 @@ from ..config import JournalConfig
 from ..io.files_io import create_zero_filled, fsync_dir, overwrite_durably
 from ..format import layout
 from .datafile import FileHeader, data_file_name, file_number
+from .next_file import NextFile
 
 
 @dataclasses.dataclass
@@ -45,28 +48,50 @@ class DataFiles:
         self.next_id = next_id
         numbers = [file_number(os.path.basename(f.path)) for f in files + free]
         self.next_number = max(numbers, default=0) + 1
+        self._next = NextFile()
+        # (highest record id, highest tx id) handed out so far; every header
+        # written carries it (FORMAT.md, the id watermark). The journal sets it.
+        self.watermark = lambda: (0, 0)
 
     def header(self, file_id: int, prev: DataFile | None = None, prev_end: int = 0) -> FileHeader:
+        max_record_id, max_tx_id = self.watermark()
         return FileHeader(file_id=file_id, file_size=self.config.fileSize,
                           block_size=self.config.deviceBlockSize,
                           sync_window=self.config.sync_window,
                           user_version=self.config.userVersion,
                           prev_file_id=prev.file_id if prev else 0,
-                          prev_end=prev_end if prev else 0)
+                          prev_end=prev_end if prev else 0,
+                          max_record_id=max_record_id, max_tx_id=max_tx_id)
 
     def take_id(self) -> int:
         file_id, self.next_id = self.next_id, self.next_id + 1
         return file_id
 
-    def create(self) -> DataFile:
-        """A new zero-filled file, durable under its final name, put in the pool."""
+    def _reserve(self) -> DataFile:
+        """A name and an id for a new file (the file itself is not made yet)."""
         path = os.path.join(self.directory, data_file_name(self.next_number))
         self.next_number += 1
-        header = self.header(self.take_id())
-        create_zero_filled(path, self.config.fileSize, header.encode())
-        data_file = DataFile(path, header)
+        return DataFile(path, self.header(self.take_id()))
+
+    def create(self) -> DataFile:
+        """A new zero-filled file, durable under its final name, put in the pool."""
+        data_file = self._reserve()
+        create_zero_filled(data_file.path, self.config.fileSize, data_file.header.encode())
         self.free.append(data_file)
         return data_file
+
+    def prepare_next(self) -> None:
+        """Starts creating the next file in the background if the pool is empty
+        and none is being made (called after a roll and its reclaim)."""
+        if not self.free and not self._next.pending:
+            self._next.start(self._reserve(), self.config.fileSize)
+
+    def close(self) -> None:
+        """Waits for a file being created in the background (it stays on disk,
+        in the pool of the next writer)."""
+        made = self._next.close()
+        if made is not None:
+            self.free.append(made)
 
     def ensure_min_files(self) -> None:
         while len(self.in_use) + len(self.free) < self.config.minFiles:
@@ -76,7 +101,11 @@ class DataFiles:
         """The next file to write and the header block to write at its offset 0
         (the caller writes it with its first records: one sync covers both)."""
         if not self.free:
-            self.create()
+            made = self._next.take()
+            if made is not None:
+                self.free.append(made)
+            else:
+                self.create()
         data_file = self.free.pop(0)
         sealed = self.current
         data_file.header = self.header(self.take_id(), sealed, sealed_end)
@@ -94,7 +123,8 @@ class DataFiles:
                 os.makedirs(archive, exist_ok=True)
                 shutil.move(data_file.path, os.path.join(archive, os.path.basename(data_file.path)))
                 fsync_dir(self.directory)
-            elif self.config.poolFiles < 0 or len(self.free) < self.config.poolFiles:
+            elif self.config.poolFiles < 0 or \
+                    len(self.free) + self._next.pending < self.config.poolFiles:
                 self.rewrite_header(data_file, self.header(self.take_id()))
                 self.free.append(data_file)
             else:

@@ -1,9 +1,17 @@
 """A journal (one lane): the public API for appending and loading records.
 
 ``Journal.open(path)`` takes the lane's lock, loads it (see loader.py) and makes
-it ready to append; ``Journal.read(path)`` loads a snapshot without a lock or any
-change on disk, and may run while a writer appends. Record and tx ids are the
+it ready to append; ``Journal.read(path)`` loads a snapshot without the writer's
+lock or any change on disk, and may run while a writer appends and while a
+compaction rewrites the lane: it holds the lane's file-set lock shared until it
+is closed, so the files it mapped are not reused or swapped away under it
+(fileset.py). Record and tx ids are the
 caller's 64-bit numbers (``next_record_id``/``next_tx_id`` hand out fresh ones).
+
+Compaction runs in another process while the writer appends (maintenance/
+compactor.py); its swap replaces older files. The writer notices at its next
+reclaim (or ``refresh()``) and reloads its state in place before it frees any
+file, so it never acts on file ids or offsets that a swap made stale.
 
 Durability: a call with ``sync=True`` (the default per syncTransactional /
 syncNonTransactional) returns only once its record is on disk. Non-transactional
@@ -25,6 +33,7 @@ from ..io.probe import choose_factory
 from . import batch as batch_mod
 from .appender import Appender
 from .datafile import MappedFile
+from .fileset import hold_for_reading, maintenance_running, read_generation, try_hold_exclusive
 from .files import DataFile, DataFiles, first_write_offset
 from .large import IpcBody, LargeStore
 from .loader import LoadedJournal, load
@@ -32,8 +41,18 @@ from .lock import LaneLock
 from .reclaim import reclaim
 from .records import PreparedTransaction, Record
 from .state import V_FILE, V_LARGE, V_LEN, V_OFFSET, V_USER_TYPE, JournalState
+from .swap import finish_swap, read_control
 
 log = logging.getLogger("sparkjournal.journal")
+
+
+def file_set_generation(directory: str, loaded: LoadedJournal | None = None) -> tuple[int, bool]:
+    """(swap generation, whether that swap is still pending) of the lane's
+    file set, as ``loaded`` saw it or as it is on disk now."""
+    control = loaded.pending_swap if loaded is not None else read_control(directory)
+    if control is not None:
+        return control.generation, True
+    return read_generation(directory), False
 
 
 class JournalSnapshot:
@@ -41,6 +60,7 @@ class JournalSnapshot:
 
     def __init__(self, directory: str, config: JournalConfig, loaded: LoadedJournal):
         self.directory, self.config = directory, config
+        self._generation = file_set_generation(directory, loaded)
         self._state: JournalState = loaded.state
         self.report = loaded.report
         self._maps = {f.file_id: f.mapped for f in loaded.files}
@@ -77,6 +97,19 @@ class JournalSnapshot:
                        version[V_OFFSET], bool(version[V_LARGE]), self._body)
                 for _rtype, record_id, version, _file in tx.records if version is not None]
 
+    def open_transactions(self) -> dict[int, list[int]]:
+        """{tx id: its record ids} of transactions with records on disk but no
+        PREPARE, COMMIT or ROLLBACK yet: still being written, or left by a
+        writer that died (the lane's next writer rolls them back)."""
+        return {t.tx_id: [r[1] for r in t.records] for t in self._state.txs.values()
+                if not t.prepared}
+
+    @property
+    def max_record_id(self) -> int:
+        """The highest record id the lane ever handed out, as this load saw it:
+        in any record, live or not, or in a file header's id watermark."""
+        return self._state.max_record_id
+
     def _map(self, file_id: int) -> MappedFile:
         mapped = self._maps.get(file_id)
         if mapped is None:
@@ -94,6 +127,9 @@ class JournalSnapshot:
         for mapped in self._maps.values():
             mapped.close()
         self._maps.clear()
+        hold = getattr(self, "_read_hold", None)
+        if hold is not None:
+            hold.release()
 
     def __enter__(self):
         return self
@@ -127,15 +163,23 @@ class Journal(JournalSnapshot):
         config = config.with_options(options) if config else load_config(options)
         if not os.path.isdir(path):
             raise SparkJournalError(f"no journal at {path}: the folder does not exist")
-        loaded = load(path, verify_crc=config.checksum, writable=False, recover=config.recover)
-        return JournalSnapshot(path, config, loaded)
+        hold = hold_for_reading(path)
+        try:
+            loaded = load(path, verify_crc=config.checksum, writable=False, recover=config.recover)
+            snapshot = JournalSnapshot(path, config, loaded)
+        except BaseException:
+            hold.release()
+            raise
+        snapshot._read_hold = hold
+        return snapshot
 
     def __init__(self, path: str, config: JournalConfig, lock: LaneLock):
         self._lock_file = lock
         self.factory = choose_factory(path, config)
         self._appender = None
         try:
-            loaded = load(path, verify_crc=config.checksum, writable=True, recover=config.recover)
+            with hold_for_reading(path):        # no swap or reclaim while it lists and maps
+                loaded = load(path, verify_crc=config.checksum, writable=True, recover=config.recover)
             super().__init__(path, config, loaded)
             self.large = LargeStore(path, create=True)
             self._files, start, data_end = self._prepare_files(loaded)
@@ -147,11 +191,13 @@ class Journal(JournalSnapshot):
             self.report.orphan_bodies_removed = self.large.remove_orphans(self._referenced_bodies())
             self._reclaim()
         except BaseException:
-            # A failed open must not leak the flusher thread or the AIO context.
+            # A failed open must not leak the flusher thread, the AIO context, or
+            # a data file being created in the background.
             try:
                 if self._appender is not None:
                     self._appender.close()
             finally:
+                self._close_files()
                 self.factory.close()
             raise
         log.info("journal %s open: %s; I/O %s (%s)", path, self.report.summary(),
@@ -174,6 +220,8 @@ class Journal(JournalSnapshot):
         free = [DataFile(f.path, f.header) for f in loaded.files[last + 1:]]
         next_id = max((f.file_id for f in loaded.files), default=0) + 1
         files = DataFiles(self.directory, self.config, in_use, None, free, next_id)
+        state = self._state
+        files.watermark = lambda: (state.max_record_id, state.max_tx_id)
         files.ensure_min_files()
         if not files.in_use:
             files.in_use.append(files.free.pop(0))
@@ -184,6 +232,12 @@ class Journal(JournalSnapshot):
         if newest is not None and newest.torn_end > newest.end:
             # The dropped torn tail must not reappear past new data.
             overwrite_durably(newest.path, newest.end, bytes(newest.torn_end - newest.end))
+        if files.current.header.sealed_end:
+            # Written whole by compaction: never appended to. Roll into a fresh
+            # file now (header durable before the first append lands in it).
+            data_file, header = files.roll(data_end)
+            overwrite_durably(data_file.path, 0, header)
+            start = data_end = layout.FILE_HEADER_SIZE
         for data_file in files.in_use + files.free:
             self._paths[data_file.file_id] = data_file.path
         return files, start, data_end
@@ -238,19 +292,22 @@ class Journal(JournalSnapshot):
             return self._state.max_tx_id
 
     def _append(self, rtype, record_id, tx_id, body, user_type, sync, default_sync) -> None:
-        flags, large_id = 0, 0
-        if layout.record_size(len(body)) > self.config.bufferSize or \
-                (self.config.largeRecordSize and len(body) > self.config.largeRecordSize):
+        flags, large_id, alone = 0, 0, False
+        size = layout.record_size(len(body))
+        if (size > self.config.bufferSize or self.config.largeRecordSize) and \
+                batch_mod.goes_to_large_store(self.config, len(body)):
             if rtype not in (layout.ADD, layout.UPDATE, layout.ADD_TX, layout.UPDATE_TX):
                 raise SparkJournalError(f"a {layout.TYPE_NAMES[rtype]} body of {len(body)} bytes "
-                                        f"is larger than bufferSize ({self.config.bufferSize})")
+                                        f"does not fit a data file (fileSize {self.config.fileSize})")
             large_id, body = self.large.write(body)
-            flags = layout.FLAG_LARGE
+            flags, size = layout.FLAG_LARGE, layout.record_size(len(body))
+        elif size > self.config.bufferSize:
+            alone = True                   # written alone into the data file (Appender.append_alone)
         elif isinstance(body, IpcBody):
             body = body.to_buffer()
         state = self._state
 
-        def encode(buf, pos, file_id32):
+        def encode(buf, pos, file_id32, encoded_body=body):
             if rtype in (layout.UPDATE, layout.DELETE) and record_id not in state.live:
                 raise SparkJournalError(f"record {record_id} is not live: nothing to "
                                         f"{layout.TYPE_NAMES[rtype].lower()}")
@@ -262,7 +319,7 @@ class Journal(JournalSnapshot):
             count = state.count_in(tx_id, self._files.current.file_id) \
                 if rtype in layout.TX_CONTROL_TYPES else 0
             return CODEC.encode_record(buf, pos, rtype, flags, user_type, file_id32,
-                                       record_id, tx_id, count, body)
+                                       record_id, tx_id, count, encoded_body)
 
         def apply(file_id, offset):
             version = (file_id, offset, len(body), user_type, large_id)
@@ -281,8 +338,22 @@ class Journal(JournalSnapshot):
                 state.rollback(tx_id, file_id)
             state.file(file_id).records += 1
 
-        self._appender.append(layout.record_size(len(body)), encode, apply,
-                              default_sync if sync is None else sync)
+        if alone:
+            body_len = len(body)
+
+            def encode_alone(view, file_id32):
+                # The body goes straight to its place after the header (an Arrow
+                # batch is serialized there, once); the header and CRC follow.
+                in_place = view[layout.RECORD_HEADER_SIZE:layout.RECORD_HEADER_SIZE + body_len]
+                if isinstance(body, IpcBody):
+                    body.fill(in_place)
+                else:
+                    in_place[:] = memoryview(body).cast("B")
+                return encode(view, 0, file_id32, in_place)
+
+            self._appender.append_alone(size, encode_alone, apply)
+            return
+        self._appender.append(size, encode, apply, default_sync if sync is None else sync)
 
     # --- housekeeping --------------------------------------------------------------------------
     def _referenced_bodies(self) -> set:
@@ -292,11 +363,86 @@ class Journal(JournalSnapshot):
         return referenced
 
     def _reclaim(self) -> None:
-        reclaim(self._state, self._files, self.large, self._maps)
+        """Frees dead files (reclaim.py); called at open and at every roll, with
+        the append lock held and nothing unwritten. Only under the exclusive
+        file-set lock, never while a maintenance process runs on the lane (its
+        plan stands on these files), and never on a state a compaction swap made
+        stale: then the swap is finished if its compactor died, and the state
+        is reloaded first. A lane being read just reclaims at a later roll."""
+        held = try_hold_exclusive(self.directory)
+        if held is None:
+            return
+        with held:
+            if maintenance_running(self.directory):
+                return
+            control = read_control(self.directory)
+            if control is not None:
+                finish_swap(self.directory, control, self._archive_dir())
+            if control is not None or file_set_generation(self.directory) != self._generation:
+                self._reload()
+            reclaim(self._state, self._files, self.large, self._maps)
+
+    def _archive_dir(self) -> str | None:
+        return os.path.join(self.directory, self.config.archiveDirectory) if self.config.archive else None
+
+    def _reload(self) -> None:
+        """Replaces the loaded state with what the lane's files hold now (after a
+        compaction swap moved records), in place, keeping the writer's current
+        file, its free pool and the ids it handed out. Call with the append lock
+        held, nothing unwritten, and the file-set lock held (shared suffices:
+        no swap can run during the load)."""
+        loaded = load(self.directory, verify_crc=self.config.checksum, writable=False)
+        current = self._files.current
+        free_ids = {f.file_id for f in self._files.free}
+        in_use = [DataFile(f.path, f.header) for f in loaded.files
+                  if f.file_id not in free_ids and f.file_id <= current.file_id]
+        if not in_use or in_use[-1].file_id != current.file_id:
+            raise SparkJournalError(f"journal {self.directory}: after a compaction swap the "
+                                    f"file being written (id {current.file_id}) is missing")
+        in_use[-1] = current
+        self._files.in_use[:] = in_use
+        loaded.state.max_record_id = max(loaded.state.max_record_id, self._state.max_record_id)
+        loaded.state.max_tx_id = max(loaded.state.max_tx_id, self._state.max_tx_id)
+        self._state.replace_with(loaded.state)
+        for mapped in self._maps.values():
+            mapped.close()
+        self._maps = {f.file_id: f.mapped for f in loaded.files}
+        self._paths = {f.file_id: f.path for f in loaded.files}
+        for data_file in self._files.in_use + self._files.free:
+            self._paths[data_file.file_id] = data_file.path
+        self._generation = file_set_generation(self.directory, loaded)
+        log.info("journal %s reloaded after compaction swap %d: %s", self.directory,
+                 self._generation[0], loaded.report.summary())
+
+    def refresh(self) -> bool:
+        """Reloads the writer's state if a compaction swapped files since it last
+        looked (and reclaims); True if it did. Cheap when nothing changed: a
+        lane writer calls it before each task."""
+        if file_set_generation(self.directory) == self._generation:
+            return False
+
+        def reload_if_swapped():
+            with hold_for_reading(self.directory):    # a swap in progress finishes first
+                if file_set_generation(self.directory) != self._generation:
+                    self._reload()
+        self._appender.run_quiesced(reload_if_swapped)
+        return True
 
     def flush(self) -> None:
         """Makes everything appended so far durable."""
         self._appender.sync()
+
+    def records(self):
+        self.refresh()
+        return super().records()
+
+    def get(self, record_id: int) -> Record | None:
+        self.refresh()
+        return super().get(record_id)
+
+    def prepared_records(self, tx_id: int) -> list[Record]:
+        self.refresh()
+        return super().prepared_records(tx_id)
 
     def _body(self, record: Record) -> memoryview:
         # A record of the current file may still be in the write buffer or in
@@ -319,10 +465,18 @@ class Journal(JournalSnapshot):
     def free_files(self) -> list[DataFile]:
         return list(self._files.free)
 
+    def _close_files(self) -> None:
+        """Waits for a data file being created in the background: the lane lock
+        is never released with a file half made (next_file.py)."""
+        files = getattr(self, "_files", None)
+        if files is not None:
+            files.close()
+
     def close(self) -> None:
         try:
             self._appender.close()
         finally:
+            self._close_files()
             self.factory.close()
             super().close()
             self._lock_file.release()

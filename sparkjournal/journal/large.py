@@ -1,4 +1,6 @@
-"""Large records: bodies too big for the write buffer live in their own files.
+"""Large records: bodies too big for a data file live in their own files (a body
+above the write buffer that fits a data file is an ordinary record there,
+written alone: Appender.append_alone).
 
 Protocol (Artemis's large messages): the body is written under its final name
 ``large/<id>.body`` (a new random id, created exclusively) from an aligned

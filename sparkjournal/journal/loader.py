@@ -5,7 +5,12 @@ is end of data and is reported; damage anywhere else fails the load with
 CorruptJournalError naming file and offset, unless recovery is asked for, which
 moves the damaged file to attic/ and reports exactly what was lost. The loader
 itself changes nothing on disk except, for a writer, moving files with bad
-headers to the attic and deleting ``*.tmp`` leftovers (both crash debris).
+headers to the attic and deleting ``data-*.tmp`` leftovers (both crash debris).
+
+Which files a lane holds comes from swap.lane_view: a compaction whose control
+file is durable counts as done even if its swap was cut short. A file written
+whole by compaction records its exact end of data in its header; data ending
+anywhere else is damage, wherever the file stands.
 """
 from __future__ import annotations
 
@@ -15,9 +20,10 @@ import shutil
 
 from ..errors import CorruptJournalError
 from ..format import layout
-from .datafile import (BadHeader, FileHeader, MappedFile, is_data_file_name, read_header)
+from .datafile import BadHeader, FileHeader, MappedFile, is_data_file_debris, read_header
 from .records import LoadReport, Recovery, TornTail
 from .state import JournalState
+from .swap import ControlFile, lane_view
 
 ATTIC = "attic"
 
@@ -43,6 +49,7 @@ class LoadedJournal:
     files: list                    # LoadedFile in file id order
     state: JournalState
     report: LoadReport
+    pending_swap: ControlFile | None = None    # a committed compaction not swapped in yet
 
 
 def move_to_attic(directory: str, path: str) -> str:
@@ -58,7 +65,7 @@ def move_to_attic(directory: str, path: str) -> str:
 def load(directory: str, *, verify_crc: bool = True, writable: bool = False,
          recover: bool = False) -> LoadedJournal:
     report = LoadReport()
-    files = _open_files(directory, writable, report)
+    files, pending_swap = _open_files(directory, writable, report)
     _scan_all(files, verify_crc)
     damaged = _classify(files, report)
     if damaged and not recover:
@@ -66,6 +73,11 @@ def load(directory: str, *, verify_crc: bool = True, writable: bool = False,
         raise CorruptJournalError(file.path, offset, detail)
     damaged_ids = {file.file_id for file, _offset, _detail in damaged}
     state = _replay(f for f in files if f.file_id not in damaged_ids)
+    # Ids once handed out are never handed out again, even when every record
+    # that carried them was deleted and its file reclaimed or compacted away:
+    # streaming readers use record ids as offsets.
+    state.max_record_id = max([state.max_record_id] + [f.header.max_record_id for f in files])
+    state.max_tx_id = max([state.max_tx_id] + [f.header.max_tx_id for f in files])
     if damaged:
         # Loss is judged against every valid record of a damaged file, those after
         # the damage included (n_data stops at the damage).
@@ -85,19 +97,18 @@ def load(directory: str, *, verify_crc: bool = True, writable: bool = False,
     report.live_records = len(state.live)
     report.prepared_tx_ids = [t.tx_id for t in state.txs.values() if t.prepared]
     report.broken_tx_ids = list(state.broken_tx_ids)
-    return LoadedJournal(directory, files, state, report)
+    return LoadedJournal(directory, files, state, report, pending_swap)
 
 
-def _open_files(directory: str, writable: bool, report: LoadReport) -> list:
+def _open_files(directory: str, writable: bool, report: LoadReport) -> tuple[list, ControlFile | None]:
+    if writable:
+        for name in os.listdir(directory):
+            if is_data_file_debris(name):
+                os.unlink(os.path.join(directory, name))     # a data file never finished
+    paths, pending_swap = lane_view(directory)
     files = []
     seen_ids: dict[int, str] = {}
-    for name in sorted(os.listdir(directory)):
-        path = os.path.join(directory, name)
-        if name.endswith(".tmp") and writable:
-            os.unlink(path)                      # a file or header never finished
-            continue
-        if not is_data_file_name(name):
-            continue
+    for path in paths:
         try:
             header = read_header(path)
         except BadHeader as bad:
@@ -115,7 +126,7 @@ def _open_files(directory: str, writable: bool, report: LoadReport) -> list:
     for header, path in files:
         mapped = MappedFile(path)
         loaded.append(LoadedFile(path, header, mapped, None, 0, layout.FILE_HEADER_SIZE))
-    return loaded
+    return loaded, pending_swap
 
 
 def _scan_all(files: list, verify_crc: bool) -> None:
@@ -140,6 +151,12 @@ def _classify(files: list, report: LoadReport) -> list:
         scan = file.scan
         file.n_data, file.end = scan.n_clean, scan.clean_end
         after = scan.n - scan.n_clean
+        sealed_end = file.header.sealed_end
+        if sealed_end and (after or scan.clean_end != sealed_end):
+            damaged.append((file, scan.clean_end, f"the file was written whole with data up to "
+                            f"{sealed_end}, but its clean data ends at {scan.clean_end}"
+                            + (f" ({scan.foreign_reason})" if scan.foreign_reason else "")))
+            continue
         sealed = index < newest_with_data
         if after:
             last = scan.n - 1
@@ -159,7 +176,10 @@ def _classify(files: list, report: LoadReport) -> list:
     for file in files:
         header = file.header
         previous = by_id.get(header.prev_file_id) if header.prev_file_id else None
-        if previous is not None and previous.end < header.prev_end and \
+        # A file written whole by compaction guards its own end (sealed_end) and
+        # may reuse the id of the file this header once followed.
+        if previous is not None and not previous.header.sealed_end and \
+                previous.end < header.prev_end and \
                 previous.file_id not in {d[0].file_id for d in damaged}:
             damaged.append((previous, previous.end, f"data ends at {previous.end} but "
                             f"{file.path} records that it ended at {header.prev_end}"))

@@ -64,6 +64,12 @@ class JournalState:
         self.max_tx_id = 0
         self.broken_tx_ids: list[int] = []          # load: COMMITs whose count did not match
 
+    def replace_with(self, other: "JournalState") -> None:
+        """Takes ``other``'s contents in place: code holding this object (an
+        append in progress) sees the new state. A writer's reload after a
+        compaction swap moved records to other files and offsets."""
+        vars(self).update(vars(other))
+
     # --- plain records ------------------------------------------------------------
     def file(self, file_id: int) -> FileUsage:
         usage = self.usage.get(file_id)
