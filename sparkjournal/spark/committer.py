@@ -26,17 +26,13 @@ import time
 from ..config import load_config
 from ..journal.journal import Journal
 from ..journal.lock import LaneLock
-from .commit_log import CommitLog, Decision
-from .node import read_node_id, resolve_root
-from .resolve import commit_log, resolve_lane
+from ..events.commit_log import CommitLog, Decision, default_log_uri  # noqa: F401 - re-exported
+from ..events.node import read_node_id
+from ..events.resolve import commit_log, resolve_lane
 from .schema import evolve
 
 log = logging.getLogger("sparkjournal.commit")
 
-
-def default_log_uri(path: str) -> str:
-    """The embedded default: ``_commits`` under the journal root as the driver sees it."""
-    return os.path.join(resolve_root(path), "_commits")
 
 
 @dataclasses.dataclass

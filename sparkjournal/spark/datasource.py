@@ -3,6 +3,8 @@ through PySpark's Python DataSource writers.
 
     events.writeStream.format("sparkjournal").option("checkpointLocation", c).start(path)
     df.write.format("sparkjournal").mode("append").save(path)
+    spark.read.format("sparkjournal").load(path)          (reader.py)
+    spark.readStream.format("sparkjournal").load(path)    (stream_reader.py)
 
 ``write()`` runs in executor tasks (lane_writer.write_task: PREPARE before it
 returns); ``commit()`` runs on the driver with the messages of the winning
@@ -23,9 +25,13 @@ from pyspark.sql.datasource import (DataSource, DataSourceArrowWriter,
                                     DataSourceStreamArrowWriter, WriterCommitMessage)
 
 from ..errors import SparkJournalError
-from .committer import BatchCommitter, BatchMetrics
+from .committer import BatchCommitter, BatchMetrics, default_log_uri
 from .lane_writer import WritePlan, write_task
-from .reader import METADATA, JournalReader
+from .read_options import ReadOptions, parse_read_options
+from .reader import METADATA, reader_class
+from ..events.lane_scan import spark_facing
+from ..events.resolve import commit_log
+from .stream_reader import JournalStreamReader
 from .schema import spark_to_arrow
 from .sink import split_options
 
@@ -115,24 +121,29 @@ class JournalDataSource(DataSource):
     def name(cls) -> str:
         return "sparkjournal"
 
-    def _events_schema(self):
-        path, committer, _options, _app = _setup(self.options)
-        stored = committer.log.read_schema()
+    def _read_setup(self) -> tuple[ReadOptions, str, pa.Schema]:
+        read = parse_read_options(self.options)
+        log_uri = read.commit_log or default_log_uri(read.path)
+        stored = commit_log(log_uri).read_schema()
         if stored is None:
-            raise SparkJournalError(f"the journal at {path} has no events schema yet (no "
-                                    f"schema.arrow in its commit log {committer.log_uri}): "
-                                    f"write to it first, or pass commitLog if it lives elsewhere")
-        return path, committer, stored
+            raise SparkJournalError(f"the journal at {read.path} has no events schema yet (no "
+                                    f"schema.arrow in its commit log {log_uri}): write to it "
+                                    f"first, or pass commitLog if it lives elsewhere")
+        return read, log_uri, spark_facing(stored)
 
     def schema(self):
         from pyspark.sql.pandas.types import from_arrow_schema
-        _path, _committer, stored = self._events_schema()
+        _read, _log, stored = self._read_setup()
         return from_arrow_schema(pa.schema(list(stored) + list(METADATA)))
 
     def reader(self, schema):
-        path, committer, stored = self._events_schema()
-        _sink, journal_options = split_options(dict(self.options))
-        return JournalReader(path, committer.log_uri, stored, journal_options)
+        read, log_uri, stored = self._read_setup()
+        return reader_class()(read.path, log_uri, stored, read.journal,
+                              read.start_predicate(), read.skip_corrupt)
+
+    def streamReader(self, schema):
+        read, log_uri, stored = self._read_setup()
+        return JournalStreamReader(read, log_uri, stored)
 
     def writer(self, schema, overwrite: bool):
         if overwrite:

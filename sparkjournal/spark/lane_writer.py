@@ -8,7 +8,9 @@ driver's decision lists it (resolve.py).
 
 A Python worker process keeps its lane open across tasks (Spark reuses workers),
 so a task pays no lane load; before writing, it resolves whatever the commit
-log has decided for the lane's earlier prepared transactions.
+log has decided for the lane's earlier prepared transactions, reloads its state
+if a compaction swapped the lane's files, and carries out the requests
+maintenance left for the lane (deletes, pages: maintenance/lane_requests.py).
 
 Crash behaviour: killed before the PREPARE is durable, the transaction is open
 and is rolled back when the lane is next opened; killed after, it stays
@@ -17,7 +19,7 @@ unprepared transaction at once.
 """
 from __future__ import annotations
 
-import atexit
+import contextlib
 import dataclasses
 import logging
 import os
@@ -28,11 +30,11 @@ import pyarrow as pa
 
 from ..errors import TransactionError
 from ..journal.journal import Journal
-from ..journal.root import JournalRoot
-from . import event_records
-from .node import node_id, resolve_root
-from .resolve import commit_log, resolve_lane
-from .xid import BatchXid
+from ..maintenance.lane_requests import carry_out_all
+from .lane_cache import drop_writer, using
+from ..events import event_records
+from ..events.resolve import commit_log, resolve_lane
+from ..events.xid import BatchXid
 
 log = logging.getLogger("sparkjournal.task")
 APPEND_CHUNK = 64 << 20          # Arrow bytes handed to one append_batch call
@@ -60,45 +62,6 @@ class WritePlan:
     batch: int | None            # None: the task reads streaming.sql.batchId
 
 
-@dataclasses.dataclass
-class LaneWriter:
-    journal: Journal
-    node: str
-    root: str
-    lane: str
-
-
-_OPEN: dict[tuple, LaneWriter] = {}
-
-
-def lane_writer(path: str, options: tuple) -> LaneWriter:
-    """This process's writer on ``path``'s node root (opened on first use)."""
-    key = (path, options)
-    writer = _OPEN.get(key)
-    if writer is None:
-        root = resolve_root(path)
-        node = node_id(root)
-        journal = JournalRoot(root, **dict(options)).open_writer()
-        writer = _OPEN[key] = LaneWriter(journal, node, root, os.path.basename(journal.directory))
-        log.info("task writer of pid %d holds %s", os.getpid(), journal.directory)
-    return writer
-
-
-def drop_writer(path: str, options: tuple) -> None:
-    writer = _OPEN.pop((path, options), None)
-    if writer is not None:
-        try:
-            writer.journal.close()
-        except Exception:                               # already failed: nothing to save
-            log.exception("closing the failed lane writer %s", writer.journal.directory)
-
-
-@atexit.register
-def _close_all() -> None:
-    for key in list(_OPEN):
-        drop_writer(*key)
-
-
 def _task_identity(plan: WritePlan) -> tuple[str, int, int, int, int, str | None]:
     from pyspark import TaskContext
     context = TaskContext.get()
@@ -122,18 +85,27 @@ def _maybe_fail(inject: str | None, point: str, partition: int, attempt: int) ->
 def write_task(batches, plan: WritePlan) -> dict | None:
     """Writes one task's batches as one prepared transaction; returns its commit
     message (MESSAGE_SCHEMA fields), or None if the partition had no rows."""
-    query, batch_id, partition, attempt, task, inject = _task_identity(plan)
+    identity = _task_identity(plan)
+    query, batch_id = identity[:2]
     if commit_log(plan.log_uri).decision(query, batch_id) is not None:
         return None                         # a replay of a committed batch: nothing to write
     where = f"batch {batch_id} of query {query} on host {socket.gethostname()}"
-    try:
-        writer = lane_writer(plan.path, plan.options)
-    except Exception as error:
-        raise SinkTaskError(f"{where}: cannot open a lane of {plan.path}: {error}") from error
-    where += f", lane {writer.journal.directory}"
+    with contextlib.ExitStack() as stack:
+        try:
+            writer = stack.enter_context(using(plan.path, plan.options))
+        except Exception as error:
+            raise SinkTaskError(f"{where}: cannot open a lane of {plan.path}: {error}") from error
+        return _write_prepared(writer, batches, plan, identity,
+                               f"{where}, lane {writer.journal.directory}")
+
+
+def _write_prepared(writer, batches, plan: WritePlan, identity: tuple, where: str) -> dict | None:
+    query, batch_id, partition, attempt, task, inject = identity
     journal, tx, prepared = writer.journal, None, False
     try:
         resolve_lane(journal, writer.node, writer.lane)
+        journal.refresh()
+        carry_out_all(journal)
         records = rows = nbytes = 0
         append_s = 0.0
         chunk, chunk_bytes = [], 0

@@ -85,6 +85,13 @@ class Decision:
                                  f"presumed aborted)") from error
 
 
+def default_log_uri(path: str) -> str:
+    """The embedded default: ``_commits`` under the journal root as this process
+    (the driver) sees it."""
+    from .node import resolve_root
+    return os.path.join(resolve_root(path), "_commits")
+
+
 def safe_name(query: str) -> str:
     """A query id as one path segment."""
     if not query or "/" in query or query in (".", "..") or "\x00" in query:

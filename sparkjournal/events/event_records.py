@@ -2,7 +2,7 @@
 record batch, body = an Arrow IPC stream (schema + one batch), user type EVENTS.
 
 The schema's metadata carries the batch the piece belongs to (query id and batch
-id), so a record is self-describing after its transaction committed, when no
+id) and the min/max of its cheap columns (pruning.py), so a record is self-describing after its transaction committed, when no
 PREPARE is left to say which batch it came from. Pieces are cut so a record
 fits the journal's write buffer (the group-commit fast path); a single row too
 big for it still works, through the large-record path.
@@ -12,6 +12,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 from ..format import layout
+from .pruning import META_STATS, column_stats
 
 EVENTS = 1
 META_QUERY = b"sparkjournal.query"
@@ -23,6 +24,7 @@ def tag(batch: pa.RecordBatch, query: str, batch_id: int) -> pa.RecordBatch:
     metadata = dict(batch.schema.metadata or {})
     metadata[META_QUERY] = query.encode()
     metadata[META_BATCH] = str(batch_id).encode()
+    metadata[META_STATS] = column_stats(batch)
     return batch.replace_schema_metadata(metadata)
 
 
@@ -41,12 +43,18 @@ def pieces(batch: pa.RecordBatch, max_body: int):
         yield batch.slice(start, step)
 
 
-def read_body(body) -> tuple[pa.RecordBatch, str | None, int | None]:
-    """(batch, query, batch id) of an EVENTS body; zero-copy over ``body``."""
+def open_body(body) -> tuple[pa.RecordBatchStreamReader, str | None, int | None]:
+    """(a reader positioned at the batch, query, batch id) of an EVENTS body:
+    the schema and its metadata are parsed, the rows not yet touched."""
     reader = pa.ipc.open_stream(pa.py_buffer(body))
-    batch = reader.read_next_batch()
-    metadata = batch.schema.metadata or {}
+    metadata = reader.schema.metadata or {}
     query = metadata.get(META_QUERY)
     batch_id = metadata.get(META_BATCH)
-    return (batch, query.decode() if query else None,
+    return (reader, query.decode() if query else None,
             int(batch_id) if batch_id is not None else None)
+
+
+def read_body(body) -> tuple[pa.RecordBatch, str | None, int | None]:
+    """(batch, query, batch id) of an EVENTS body; zero-copy over ``body``."""
+    reader, query, batch_id = open_body(body)
+    return reader.read_next_batch(), query, batch_id

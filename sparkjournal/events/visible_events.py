@@ -14,6 +14,8 @@ import pyarrow as pa
 from ..journal.journal import Journal
 from ..journal.lanes import list_lanes
 from . import event_records
+from .deletions import ROW_COLUMN
+from .lane_deletes import lane_deletions, pending_deletions
 from .node import node_roots, read_node_id
 from .resolve import Outcome, prepared_outcomes
 
@@ -34,14 +36,20 @@ def lane_event_records(snapshot, node: str | None, lane: str):
 
 def read_table(path: str, **options) -> pa.Table | None:
     """Every visible event under ``path`` (all node roots seen from here) as one
-    table, older records padded with nulls for columns added later; None if
-    the journal holds no events. Copies the bodies: the result outlives the
-    snapshots."""
+    table, older records padded with nulls for columns added later, deleted rows
+    left out; None if the journal holds no events. Copies the bodies: the result
+    outlives the snapshots."""
     batches = []
     for lane, node in node_lanes(path):
+        deleted_by_requests = pending_deletions(lane)         # before the snapshot
         with Journal.read(lane, **options) as snapshot:
+            deletions = lane_deletions(snapshot, deleted_by_requests)
             for record in lane_event_records(snapshot, node, os.path.basename(lane)):
-                batches.append(event_records.read_body(bytes(record.body))[0])
+                batch = deletions.apply(event_records.read_body(bytes(record.body))[0],
+                                        record.record_id)
+                if batch is not None:
+                    batches.append(batch.drop_columns([c for c in batch.schema.names
+                                                       if c == ROW_COLUMN]))
     if not batches:
         return None
     tables = [pa.Table.from_batches([b.replace_schema_metadata(None)]) for b in batches]

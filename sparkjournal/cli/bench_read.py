@@ -1,0 +1,236 @@
+"""``sparkjournal bench read``: reading a journal back, side by side in one run
+with what a Spark user would read instead, on the same events and disk.
+
+Events: (long id, timestamp, 16-character key of 1,000 distinct values,
+200-character payload, double amount).
+
+* Large batches (``rows`` events written in one batch write, two tasks):
+  the journal (``spark.read.format("sparkjournal")``); the same events as
+  parquet written by Spark; and the **Python floor**: a minimal Python data
+  source that memory-maps Arrow IPC files of the same events and yields their
+  batches - no Python reader can beat it (Spark turns its Arrow into rows and
+  cannot prune columns). Measured: a full scan (the noop sink) and
+  ``groupBy(key).agg(sum(amount))``.
+* Many small batches: a stream of ``small`` micro-batches of 1k rows landed
+  by JournalSink and by Spark's exactly-once parquet sink from the same source;
+  then the same aggregation over each.
+* Streaming catch-up: ``readStream`` with availableNow over the large backlog,
+  the journal against Spark's file stream source over the parquet copy.
+
+Each measurement is interleaved with its baselines ``REPEATS`` times; medians.
+A benchmark, never a test: nothing asserts a time.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+
+import pyarrow as pa
+
+from ..events.lane_scan import spark_facing
+from .bench_support import BenchResult, print_report
+from .bench_sink import CHECKPOINT_MANAGER
+from .paths import UsageError
+
+REPEATS = 3
+FULL = {"rows": 2_000_000, "small": 1_000}
+QUICK = {"rows": 200_000, "small": 60}
+FLOOR_SOURCE = "sj_bench_ipc"
+
+
+def _floor_source():
+    """The Python floor: yields memory-mapped Arrow IPC batches, nothing else."""
+    from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+
+    class IpcReader(DataSourceReader):
+        def __init__(self, folder):
+            self.folder = folder
+
+        def partitions(self):
+            return [InputPartition(os.path.join(self.folder, name))
+                    for name in sorted(os.listdir(self.folder))]
+
+        def read(self, partition):
+            with pa.memory_map(partition.value) as source:
+                reader = pa.ipc.open_file(source)
+                for index in range(reader.num_record_batches):
+                    yield reader.get_batch(index)
+
+    class IpcSource(DataSource):
+        @classmethod
+        def name(cls):
+            return FLOOR_SOURCE
+
+        def schema(self):
+            return self.options["schema"]
+
+        def reader(self, schema):
+            return IpcReader(self.options["path"])
+
+    return IpcSource
+
+
+def _events(frame):
+    from pyspark.sql import functions as F
+    return frame.select(
+        F.col("id"), F.timestamp_seconds(F.col("id")).alias("ts"),
+        F.substring(F.sha2((F.col("id") % 1000).cast("string"), 256), 1, 16).alias("key"),
+        F.repeat(F.lit("p"), 200).alias("payload"),
+        (F.col("id") % 1000 / 10.0).cast("double").alias("amount"))
+
+
+def _ipc_writer(folder: str):
+    def write(batches):
+        import uuid
+        path = os.path.join(folder, f"{uuid.uuid4().hex}.arrow")
+        rows, writer = 0, None
+        for batch in batches:
+            # as the floor source declares it: zoned times in UTC, every column nullable
+            batch = batch.cast(pa.schema([f.with_nullable(True) for f in spark_facing(batch.schema)]))
+            if writer is None:
+                writer = pa.ipc.new_file(path, batch.schema)
+            writer.write_batch(batch)
+            rows += batch.num_rows
+        if writer is not None:
+            writer.close()
+        yield pa.RecordBatch.from_pylist([{"rows": rows}])
+    return write
+
+
+def _timed(action) -> float:
+    started = time.perf_counter()
+    action()
+    return time.perf_counter() - started
+
+
+def _scan(frame):
+    return lambda: frame.write.format("noop").mode("overwrite").save()
+
+
+def _aggregate(frame):
+    from pyspark.sql import functions as F
+    return lambda: frame.groupBy("key").agg(F.sum("amount")).collect()
+
+
+def _medians(contenders: dict, rows, log, label: str) -> dict:
+    """{name: median rows/s} of interleaved runs of {name: action} (one warm-up
+    each); ``rows``: the rows each reads, one number or {name: rows}."""
+    rows = rows if isinstance(rows, dict) else dict.fromkeys(contenders, rows)
+    for action in contenders.values():
+        action()
+    rates = {name: [] for name in contenders}
+    for _ in range(REPEATS):
+        for name, action in contenders.items():
+            rates[name].append(rows[name] / _timed(action))
+    medians = {name: statistics.median(values) for name, values in rates.items()}
+    log(f"{label}: " + ", ".join(f"{n} {v:,.0f} rows/s" for n, v in medians.items()))
+    return medians
+
+
+def _land_small_stream(spark, work: str, batches: int) -> tuple[str, str]:
+    """One rate-micro-batch stream of 1k-row batches landed twice, by JournalSink
+    and by the parquet sink (two queries over the same deterministic source)."""
+    from ..spark.sink import JournalSink
+    journal, parquet = os.path.join(work, "small-journal"), os.path.join(work, "small-parquet")
+    for name in ("journal", "parquet"):
+        source = spark.readStream.format("rate-micro-batch").option("rowsPerBatch", 1000).load()
+        writer = (_events(source.withColumnRenamed("value", "id")).writeStream
+                  .trigger(processingTime="0 seconds")
+                  .option("checkpointLocation", os.path.join(work, f"small-{name}-checkpoint")))
+        if name == "journal":
+            writer = writer.foreachBatch(JournalSink(journal))
+        else:
+            writer = writer.format("parquet").option("path", parquet)
+        query = writer.start()
+        try:
+            # recentProgress keeps only the last 100 updates: count by batch id.
+            while query.isActive and _last_batch_id(query) + 1 < batches:
+                query.awaitTermination(0.2)
+        finally:
+            query.stop()
+    return journal, parquet
+
+
+def _last_batch_id(query) -> int:
+    progress = query.lastProgress
+    return progress["batchId"] if progress and progress.get("numInputRows") else -1
+
+
+def _catch_up(spark, reader, work: str, name: str) -> callable:
+    def run():
+        checkpoint = os.path.join(work, f"catch-up-{name}-{time.monotonic_ns()}")
+        query = (reader().writeStream.format("noop").trigger(availableNow=True)
+                 .option("checkpointLocation", checkpoint).start())
+        query.awaitTermination()
+        shutil.rmtree(checkpoint, ignore_errors=True)
+    return run
+
+
+def run(args) -> int:
+    from pyspark.sql import SparkSession
+    logging.getLogger("py4j").setLevel(logging.CRITICAL)
+    sizes = QUICK if args.quick else FULL
+    if args.dir and not os.path.isdir(args.dir):
+        raise UsageError(f"--dir {args.dir} is not an existing folder")
+    work = tempfile.mkdtemp(prefix="sparkjournal-bench-read-", dir=args.dir)
+    log = lambda text: print(f"bench: {text}", file=sys.stderr, flush=True)   # noqa: E731
+    spark = (SparkSession.builder.master(args.master).appName("sparkjournal-bench-read")
+             .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
+             .config("spark.sql.streaming.checkpointFileManagerClass", CHECKPOINT_MANAGER)
+             .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    spark.dataSource.register(_floor_source())
+    results = []
+    try:
+        rows = sizes["rows"]
+        events = _events(spark.range(0, rows, numPartitions=2))
+        journal, parquet, ipc = (os.path.join(work, n) for n in ("journal", "parquet", "ipc"))
+        os.makedirs(ipc)
+        events.write.format("sparkjournal").mode("append").save(journal)
+        events.write.parquet(parquet)
+        events.mapInArrow(_ipc_writer(ipc), "rows long").collect()
+        log(f"landed {rows:,} events three ways under {work}")
+        ddl = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in events.schema.fields)
+        frames = {"journal": spark.read.format("sparkjournal").load(journal),
+                  "parquet": spark.read.parquet(parquet),
+                  "python floor": spark.read.format(FLOOR_SOURCE).option("schema", ddl).load(ipc)}
+        for query, make in (("full scan", _scan), ("groupBy(key).agg(sum)", _aggregate)):
+            med = _medians({n: make(f) for n, f in frames.items()}, rows, log, query)
+            results.append(BenchResult(
+                f"read {query}, {rows:,} events, vs python floor", med["journal"], "rows/s",
+                med["python floor"], 0.9, "ratio",
+                f"parquet {med['parquet']:,.0f} rows/s (journal/parquet "
+                f"{med['journal'] / med['parquet']:.2f})"))
+
+        catch = {"journal": _catch_up(spark, lambda: spark.readStream.format("sparkjournal")
+                                      .load(journal), work, "journal"),
+                 "file stream": _catch_up(spark, lambda: spark.readStream.schema(events.schema)
+                                          .parquet(parquet), work, "parquet")}
+        med = _medians(catch, rows, log, "streaming catch-up")
+        results.append(BenchResult(f"stream catch-up over {rows:,} events vs file stream source",
+                                   med["journal"], "rows/s", med["file stream"], 0.0, "ratio",
+                                   "reported, no target"))
+
+        small = sizes["small"]
+        started = time.monotonic()
+        small_journal, small_parquet = _land_small_stream(spark, work, small)
+        log(f"landed {small} micro-batches of 1k rows twice ({time.monotonic() - started:.0f} s)")
+        small_frames = {"journal": spark.read.format("sparkjournal").load(small_journal),
+                        "parquet sink": spark.read.parquet(small_parquet)}
+        counts = {n: f.count() for n, f in small_frames.items()}
+        med = _medians({n: _aggregate(f) for n, f in small_frames.items()}, counts, log,
+                       "aggregate after small batches")
+        results.append(BenchResult(
+            f"read after {small} micro-batches of 1k: agg vs parquet sink output",
+            med["journal"], "rows/s", med["parquet sink"], 1.5, "ratio",
+            f"rows: journal {counts['journal']:,}, parquet sink {counts['parquet sink']:,}"))
+    finally:
+        spark.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    print_report(results, args.json)
+    return 0

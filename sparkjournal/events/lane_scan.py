@@ -1,0 +1,159 @@
+"""Reading one lane as Arrow batches: the one read path of the batch reader,
+the streaming reader and the locality-aware read.
+
+A ``LaneSlice`` names what to read: a lane folder, its root's node id, the
+commit log, a record id range (the streaming reader's offsets; the whole lane
+for a batch read) and a pruning predicate. ``scan`` yields each visible event
+record of the slice (visible_events.lane_event_records: committed, or prepared
+and committed by the commit log) without its deleted rows (deletion vectors and
+pending delete requests, lane_deletes.py) as a batch of exactly the journal's
+events schema (nulls for columns a record predates) plus the metadata columns;
+``_row`` is each event's original position in its record, so (node, lane,
+record id, row) names one event for good.
+
+Damage: by default a corrupt record before a lane's tail fails the scan with
+CorruptJournalError naming the file and offset (a torn tail is just the end).
+With ``skip_corrupt`` the damaged file is left out (read-only: nothing is
+moved) and a warning names it, the offset and every record and transaction
+lost with it; ``scan`` also returns that report through ``skipped``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import logging
+import os
+import socket
+
+import pyarrow as pa
+
+from ..errors import SparkJournalError
+from ..journal.journal import Journal
+from . import event_records
+from .deletions import original_positions
+from .lane_deletes import lane_deletions, pending_deletions
+from .node import executor_id, read_node_id
+from .pruning import Predicate, read_stats
+from .resolve import commit_log
+from .visible_events import lane_event_records
+
+log = logging.getLogger("sparkjournal.read")
+
+METADATA = pa.schema([("_batch_id", pa.int64()), ("_commit_time", pa.timestamp("us", tz="UTC")),
+                      ("_host", pa.string()), ("_lane", pa.string()), ("_record_id", pa.int64()),
+                      ("_row", pa.int32())])
+RECORD_METADATA = METADATA.names[:-1]        # a constant for every row of a stored record
+
+
+@dataclasses.dataclass(frozen=True)
+class LaneSlice:
+    lane: str                         # the lane folder
+    node: str | None                  # its root's node id (uuid@host)
+    log_uri: str
+    first_id: int = 0                 # record ids first_id <= id < end_id
+    end_id: int | None = None         # None: to the end of the lane
+    predicate: Predicate = Predicate()
+    skip_corrupt: bool = False
+
+    @property
+    def host(self) -> str | None:
+        return (self.node or "").rpartition("@")[2] or None
+
+
+def scan(part: LaneSlice, events_schema: pa.Schema, journal_options: dict, skipped: list | None = None):
+    """Yields the slice's visible events; appends what a skip_corrupt scan left
+    out to ``skipped`` (also logged)."""
+    lane = os.path.basename(part.lane)
+    log_ = commit_log(part.log_uri)
+    options = dict(journal_options, recover=True) if part.skip_corrupt else journal_options
+    end = part.end_id if part.end_id is not None else 1 << 64
+    check_node(part)
+    deleted_by_requests = pending_deletions(part.lane)        # before the snapshot: lane_deletes.py
+    snapshot = Journal.read(part.lane, **options)
+    try:
+        _report(part.lane, snapshot.report, skipped)
+        deletions = lane_deletions(snapshot, deleted_by_requests)
+        for record in lane_event_records(snapshot, part.node, lane):
+            if not part.first_id <= record.record_id < end:
+                continue
+            reader, query, batch_id = event_records.open_body(record.body)
+            decision = log_.decision(query, batch_id) if query is not None else None
+            committed = (datetime.datetime.fromtimestamp(decision.committed_at_ms / 1e3,
+                                                         datetime.timezone.utc)
+                         if decision else None)
+            metadata = [batch_id, committed, part.host, lane, record.record_id]
+            if part.predicate and not part.predicate.may_match(
+                    dict(zip(RECORD_METADATA, metadata)), read_stats(reader.schema.metadata),
+                    events_schema):
+                continue
+            batch = deletions.apply(reader.read_next_batch(), record.record_id)
+            if batch is not None:
+                yield conform(batch, events_schema, metadata)
+    finally:
+        snapshot.close()
+
+
+class WrongNodeError(SparkJournalError):
+    """A lane's task ran on a node that does not hold the lane."""
+
+
+def check_node(part: LaneSlice) -> None:
+    """Raises WrongNodeError unless the lane's root, as this machine sees it,
+    carries the lane's node id: another node's root at the same path, or none,
+    is never read (the task fails, Spark retries it elsewhere)."""
+    if part.node is None:
+        return                                  # a root without NODE_ID: nothing to check
+    root = os.path.dirname(part.lane)
+    found = read_node_id(root)
+    if found != part.node:
+        raise WrongNodeError(
+            f"lane {part.lane} is held by node {part.node} (host {part.host}), but this task "
+            f"runs on host {socket.gethostname()} (executor {executor_id()}), where {root} has "
+            f"NODE_ID {found or 'none'}. sparkjournal.read(spark, path) runs each lane's task "
+            f"on its node (set spark.locality.wait, e.g. 30s, so the scheduler waits for it); "
+            f"spark.read.format('sparkjournal') needs every executor to see every lane (one "
+            f"machine, local-cluster, a shared mount)")
+
+
+def _report(lane: str, report, skipped: list | None) -> None:
+    for recovery in report.recoveries:
+        entry = {"lane": lane, "file": recovery.file, "offset": recovery.offset,
+                 "detail": recovery.detail, "lost_record_ids": recovery.lost_record_ids,
+                 "lost_tx_ids": recovery.lost_tx_ids}
+        log.warning("skipCorrupt: skipped %s of lane %s, damaged at offset %d (%s): %d records "
+                    "and transactions %s are not in this read", recovery.file, lane,
+                    recovery.offset, recovery.detail, len(recovery.lost_record_ids),
+                    recovery.lost_tx_ids)
+        if skipped is not None:
+            skipped.append(entry)
+    for warning in report.warnings:
+        log.warning("lane %s: %s", lane, warning)
+
+
+def spark_facing(schema: pa.Schema) -> pa.Schema:
+    """The stored events schema as Spark hands it back to a Python reader:
+    zoned timestamps in UTC (Spark stores instants; the writer's session zone,
+    e.g. ``Etc/UTC``, is not part of the type Spark expects)."""
+    fields = [field.with_type(pa.timestamp(field.type.unit, tz="UTC"))
+              if pa.types.is_timestamp(field.type) and field.type.tz else field
+              for field in schema]
+    return pa.schema(fields)
+
+
+def conform(batch: pa.RecordBatch, schema: pa.Schema, metadata: list) -> pa.RecordBatch:
+    """``batch`` as exactly ``schema`` (nulls for columns it predates) plus the
+    metadata columns: ``metadata`` (RECORD_METADATA, constants for the whole
+    batch), then ``_row``."""
+    rows = batch.num_rows
+    columns = []
+    for field in schema:
+        index = batch.schema.get_field_index(field.name)
+        if index < 0:
+            columns.append(pa.nulls(rows, field.type))
+        else:
+            column = batch.column(index)
+            columns.append(column if column.type == field.type else column.cast(field.type))
+    for field, value in zip(METADATA, metadata):
+        columns.append(pa.repeat(pa.scalar(value, field.type), rows))
+    columns.append(original_positions(batch).cast(pa.int32()))
+    return pa.RecordBatch.from_arrays(columns, schema=pa.schema(list(schema) + list(METADATA)))

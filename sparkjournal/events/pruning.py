@@ -1,0 +1,154 @@
+"""Record-level pruning: which stored records a read can skip without opening
+their rows.
+
+A journal record of events (event_records.py) is one piece of one batch, so
+every metadata column is a constant for the whole record (batch id, commit
+time, host, lane, record id), and each piece carries the min/max of its cheap
+event columns (numbers, times, short strings) in its schema metadata, written
+by the lane writer. A ``Predicate`` is a conjunction of simple comparisons
+(column, op, value); ``may_match`` says whether any row of a record could
+satisfy it. It must never say False for a record holding a matching row:
+pruning only ever skips, so results are identical with and without it
+(metadata comparisons are exact per record; event-column ones only exclude
+records whose min/max rule them out, and Spark still applies those filters).
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+import math
+import operator
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+META_STATS = b"sparkjournal.stats"
+SHORT_STRING = 32            # strings of at most this mean length get min/max
+
+OPS = {"=": operator.eq, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+METADATA_COLUMNS = ("_batch_id", "_commit_time", "_host", "_lane", "_record_id")
+EXACT_COLUMNS = ("_batch_id", "_host", "_lane", "_record_id")
+
+
+def column_stats(batch: pa.RecordBatch) -> bytes:
+    """JSON {column: [min, max]} of the columns whose min/max are cheap to
+    compute and to compare; times as integers in their own unit."""
+    stats = {}
+    for field, column in zip(batch.schema, batch.columns):
+        kind = field.type
+        if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+            if column.nbytes > SHORT_STRING * max(1, len(column)) + 8 * len(column):
+                continue
+        elif not (pa.types.is_integer(kind) or pa.types.is_floating(kind)
+                  or pa.types.is_timestamp(kind) or pa.types.is_date(kind)):
+            continue
+        if pa.types.is_timestamp(kind) or pa.types.is_date(kind):
+            column = column.view(pa.int64() if column.type.bit_width == 64 else pa.int32())
+        bounds = pc.min_max(column)
+        low, high = bounds["min"].as_py(), bounds["max"].as_py()
+        if low is None or (isinstance(low, float) and not (math.isfinite(low) and math.isfinite(high))):
+            continue
+        stats[field.name] = [low, high]
+    return json.dumps(stats, separators=(",", ":")).encode()
+
+
+def read_stats(metadata: dict | None) -> dict:
+    raw = (metadata or {}).get(META_STATS)
+    return json.loads(raw) if raw else {}
+
+
+@dataclasses.dataclass(frozen=True)
+class Comparison:
+    column: str
+    op: str                      # one of OPS, or "in"
+    value: object                # for "in": a tuple
+
+
+@dataclasses.dataclass(frozen=True)
+class Predicate:
+    """A conjunction of comparisons; picklable (it travels in input partitions)."""
+    comparisons: tuple = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.comparisons)
+
+    def on_metadata(self) -> bool:
+        return any(c.column in METADATA_COLUMNS for c in self.comparisons)
+
+    def may_match(self, metadata: dict, stats: dict, schema: pa.Schema) -> bool:
+        """``metadata``: {metadata column: its constant value for the record};
+        ``stats``: read_stats of the record; ``schema``: the journal's events schema."""
+        for comparison in self.comparisons:
+            if comparison.column in METADATA_COLUMNS:
+                value = metadata.get(comparison.column)
+                if value is None or not _holds(value, comparison):
+                    return False
+            elif comparison.column in stats:
+                if not _range_may_hold(stats[comparison.column], comparison,
+                                       _field_type(schema, comparison.column)):
+                    return False
+        return True
+
+
+def _holds(value, comparison: Comparison) -> bool:
+    target = comparison.value
+    if comparison.op == "in":
+        return value in target or any(isinstance(t, datetime.datetime) for t in target)
+    if isinstance(value, datetime.datetime) != isinstance(target, datetime.datetime):
+        return True                              # not comparable here: never prune on it
+    if isinstance(target, datetime.datetime) and target.tzinfo is None:
+        target = target.astimezone()             # Spark hands session-local naive times
+    try:
+        return OPS[comparison.op](value, target)
+    except TypeError:
+        return True
+
+
+def _range_may_hold(bounds, comparison: Comparison, kind) -> bool:
+    low, high = bounds
+    values = comparison.value if comparison.op == "in" else (comparison.value,)
+    try:
+        values = [_as_stored(v, kind) for v in values]
+    except (TypeError, ValueError, OverflowError):
+        return True
+    if any(v is None for v in values):
+        return True
+    if comparison.op == "in":
+        return any(low <= v <= high for v in values)
+    value = values[0]
+    return {"=": low <= value <= high, "<": low < value, "<=": low <= value,
+            ">": high > value, ">=": high >= value}[comparison.op]
+
+
+def _field_type(schema: pa.Schema, name: str):
+    index = schema.get_field_index(name)
+    return schema.field(index).type if index >= 0 else None
+
+
+_UNITS = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
+
+
+def _as_stored(value, kind):
+    """A filter value in the stats' representation of ``kind``; None if the
+    two cannot be compared (then the record is kept)."""
+    if kind is None or isinstance(value, bool):
+        return None
+    if pa.types.is_timestamp(kind):
+        if not isinstance(value, datetime.datetime):
+            return None
+        if value.tzinfo is None:
+            value = value.astimezone()               # Spark hands session-local naive times
+        micros = (value - datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)) \
+            // datetime.timedelta(microseconds=1)
+        return micros * _UNITS[kind.unit] // 1_000_000
+    if pa.types.is_date(kind):
+        if isinstance(value, datetime.datetime) or not isinstance(value, datetime.date):
+            return None
+        days = (value - datetime.date(1970, 1, 1)).days
+        return days if pa.types.is_date32(kind) else days * 86_400_000
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return value if isinstance(value, str) else None
+    if pa.types.is_integer(kind) or pa.types.is_floating(kind):
+        return value if isinstance(value, (int, float)) else None
+    return None

@@ -1,0 +1,111 @@
+"""The options of a read (``spark.read`` / ``spark.readStream`` /
+``sparkjournal.read``), parsed and validated on the driver so a typo fails
+before any task runs. Everything that is not a read option is a journal option
+(config.py validates those).
+
+| option | default | meaning |
+|---|---|---|
+| commitLog | `<path>/_commits` | where the writers' decisions live |
+| skipCorrupt | false | leave a damaged file out of the read and report it, instead of failing |
+| startingBatchId | – | only events of batches with this id or later |
+| startingTimestamp | – | only events committed at or after this time (ISO 8601 or epoch ms) |
+| maxRowsPerTrigger | – | streaming: at most about this many rows per micro-batch |
+| maxBytesPerTrigger | – | streaming: at most about this many bytes per micro-batch (`64m`) |
+
+A micro-batch takes whole stored records, and at least one, so a limit smaller
+than one record still makes progress.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+
+from ..config import parse_bool, parse_size
+from ..errors import SparkJournalError
+from ..events.pruning import Comparison, Predicate
+from .sink import split_options
+
+READ_OPTIONS = ("skipCorrupt", "startingBatchId", "startingTimestamp",
+                "maxRowsPerTrigger", "maxBytesPerTrigger")
+
+
+@dataclasses.dataclass(frozen=True)
+class ReadOptions:
+    path: str
+    commit_log: str | None
+    journal: dict
+    skip_corrupt: bool = False
+    starting_batch_id: int | None = None
+    starting_time: datetime.datetime | None = None
+    max_rows: int | None = None
+    max_bytes: int | None = None
+
+    def start_predicate(self) -> Predicate:
+        """The starting point as a pruning predicate (exact per record)."""
+        found = []
+        if self.starting_batch_id is not None:
+            found.append(Comparison("_batch_id", ">=", self.starting_batch_id))
+        if self.starting_time is not None:
+            found.append(Comparison("_commit_time", ">=", self.starting_time))
+        return Predicate(tuple(found))
+
+
+def parse_read_options(options) -> ReadOptions:
+    options = dict(options)
+    path = options.get("path")
+    if not path:
+        raise SparkJournalError("a sparkjournal read needs a path: .load(path) or .option('path', ...)")
+    lowered = {k.lower(): k for k in READ_OPTIONS}
+    read, rest = {}, {}
+    for key, value in options.items():
+        if key.lower() in lowered:
+            read[lowered[key.lower()]] = value
+        else:
+            rest[key] = value
+    sink, journal = split_options(rest)
+    if "txnAppId" in sink:
+        raise SparkJournalError("txnAppId is a write option; a read sees every writer's events")
+    return ReadOptions(
+        path, sink.get("commitLog"), journal,
+        skip_corrupt=parse_bool("skipCorrupt", read.get("skipCorrupt", False)),
+        starting_batch_id=_non_negative("startingBatchId", read.get("startingBatchId")),
+        starting_time=_timestamp(read.get("startingTimestamp")),
+        max_rows=_positive("maxRowsPerTrigger", read.get("maxRowsPerTrigger")),
+        max_bytes=(parse_size("maxBytesPerTrigger", read["maxBytesPerTrigger"])
+                   if read.get("maxBytesPerTrigger") is not None else None))
+
+
+def _non_negative(name: str, value) -> int | None:
+    if value is None:
+        return None
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        number = -1
+    if number < 0:
+        raise SparkJournalError(f"{name} must be a batch id (an integer >= 0), not {value!r}")
+    return number
+
+
+def _positive(name: str, value) -> int | None:
+    if value is None:
+        return None
+    number = _non_negative(name, value)
+    if number == 0:
+        raise SparkJournalError(f"{name} must be at least 1, not {value!r}")
+    return number
+
+
+def _timestamp(value) -> datetime.datetime | None:
+    """ISO 8601 (naive means UTC) or milliseconds since the epoch."""
+    if value is None:
+        return None
+    text = str(value).strip()
+    try:
+        if text.isdigit():
+            return datetime.datetime.fromtimestamp(int(text) / 1e3, datetime.timezone.utc)
+        parsed = datetime.datetime.fromisoformat(text)
+    except (ValueError, OverflowError) as error:
+        raise SparkJournalError(f"startingTimestamp must be ISO 8601 (2026-11-21T08:00:00Z) or "
+                                f"milliseconds since the epoch, not {value!r}") from error
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=datetime.timezone.utc)

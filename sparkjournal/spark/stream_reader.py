@@ -1,0 +1,180 @@
+"""The streaming reader: ``spark.readStream.format("sparkjournal").load(path)``.
+
+Offsets are per lane: ``{"lanes": {"<node id>|<lane>": next record id}}``. A
+micro-batch reads, in every lane, the visible events whose record ids lie in
+``[start, end)``. That is exactly once only if no record below ``end`` can
+still change visibility, so a lane's end never passes its **stable point**:
+the first record of a transaction that is not final yet (still being written,
+or prepared and undecided in the commit log - Kafka's last stable offset).
+Below it every transaction is committed or aborted for good, so the same range
+read again (a restart replays the last batch with the same offsets) yields the
+same rows, and no later commit can land below an offset already passed.
+
+Record ids grow with the position in a lane (the appender hands them out in
+append order), which the sink's writers rely on; a writer choosing its own ids
+out of order would break this reader, not the journal.
+
+A transaction left open by a writer that died never ends until the lane's next
+writer rolls it back; the lane lock tells: if no process holds the lane, its
+open transactions are dead and do not hold the stable point. A prepared
+transaction of a query that is never restarted stays undecided and holds its
+lane until the maintenance job resolves it; the reader logs which one.
+"""
+from __future__ import annotations
+
+import logging
+import os
+
+import pyarrow as pa
+from pyspark.sql.datasource import DataSourceStreamReader
+from pyspark.sql.streaming.datasource import (ReadAllAvailable, ReadLimit, ReadMaxBytes,
+                                              ReadMaxRows, SupportsTriggerAvailableNow)
+
+from ..errors import SparkJournalError
+from ..journal.journal import Journal
+from ..journal.lock import LaneLock
+from ..events import event_records
+from ..events.lane_scan import LaneSlice, scan
+from .read_options import ReadOptions
+from .reader import LanePartition
+from ..events.resolve import Outcome, prepared_outcomes
+from ..events.visible_events import lane_event_records, node_lanes
+
+log = logging.getLogger("sparkjournal.stream")
+
+
+def lane_key(node: str | None, lane: str) -> str:
+    return f"{node or '-'}|{os.path.basename(lane)}"
+
+
+class JournalStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
+    def __init__(self, read: ReadOptions, log_uri: str, events_schema: pa.Schema):
+        self.options, self.log_uri = read, log_uri
+        self.events_schema = events_schema
+        self._cap: dict | None = None            # availableNow: the offsets at its start
+
+    # --- driver side --------------------------------------------------------------
+    def _lanes(self) -> dict[str, tuple[str, str | None]]:
+        return {lane_key(node, lane): (lane, node) for lane, node in node_lanes(self.options.path)}
+
+    def initialOffset(self) -> dict:
+        return {"lanes": {}}
+
+    def getDefaultReadLimit(self) -> ReadLimit:
+        if self.options.max_rows is not None:
+            return ReadMaxRows(self.options.max_rows)
+        if self.options.max_bytes is not None:
+            return ReadMaxBytes(self.options.max_bytes)
+        return ReadAllAvailable()
+
+    def prepareForTriggerAvailableNow(self) -> None:
+        self._cap = self._stable_offsets()
+
+    def latestOffset(self, start: dict, limit: ReadLimit) -> dict:
+        begin = dict(start.get("lanes", {}))
+        stable = self._cap if self._cap is not None else self._stable_offsets()
+        ends = {key: max(begin.get(key, 0), at) for key, at in stable.items()}
+        for key, at in begin.items():
+            ends.setdefault(key, at)
+        if isinstance(limit, (ReadMaxRows, ReadMaxBytes)):
+            ends = self._limited(begin, ends, limit)
+        return {"lanes": ends}
+
+    def _stable_offsets(self) -> dict[str, int]:
+        return {key: stable_point(lane, node, self.options.journal)
+                for key, (lane, node) in self._lanes().items()}
+
+    def _limited(self, begin: dict, ends: dict, limit: ReadLimit) -> dict:
+        """Ends that take whole records, lane by lane in turn, until the limit
+        is reached (at least one record, so a tiny limit still progresses)."""
+        budget = limit.max_rows if isinstance(limit, ReadMaxRows) else limit.max_bytes
+        by_rows = isinstance(limit, ReadMaxRows)
+        lanes = self._lanes()
+        queues = {key: pending_sizes(*lanes[key], self.options.journal, begin.get(key, 0), end)
+                  for key, end in ends.items() if end > begin.get(key, 0) and key in lanes}
+        limited = {key: begin.get(key, 0) for key in ends}
+        for key in ends:
+            if key not in queues:
+                limited[key] = ends[key]          # nothing visible to take: skip to the end
+        taken = 0
+        while queues and (taken < budget or taken == 0):
+            for key in list(queues):
+                queue = queues[key]
+                if not queue:
+                    limited[key] = ends[key]      # the lane's remaining records are all taken
+                    del queues[key]
+                    continue
+                record_id, rows, nbytes = queue.pop(0)
+                limited[key] = record_id + 1
+                taken += rows if by_rows else nbytes
+                if not queue:
+                    limited[key] = ends[key]
+                    del queues[key]
+                if taken >= budget:
+                    break
+        return limited
+
+    def partitions(self, start: dict, end: dict):
+        begin = start.get("lanes", {})
+        lanes = self._lanes()
+        found = []
+        for key, stop in sorted(end.get("lanes", {}).items()):
+            first = begin.get(key, 0)
+            if stop <= first:
+                continue
+            if key not in lanes:
+                raise SparkJournalError(
+                    f"lane {key} named by this stream's offsets is not visible under "
+                    f"{self.options.path} any more: its records {first}..{stop - 1} cannot be "
+                    f"read. Restore the lane, or start the stream from a new checkpoint")
+            lane, node = lanes[key]
+            found.append(LanePartition(LaneSlice(
+                lane, node, self.log_uri, first_id=first, end_id=stop,
+                predicate=self.options.start_predicate(), skip_corrupt=self.options.skip_corrupt)))
+        return found
+
+    def commit(self, end: dict) -> None:
+        """Nothing to release: the journal keeps records until maintenance."""
+
+    # --- executor side --------------------------------------------------------------
+    def read(self, partition: LanePartition):
+        yield from scan(partition.slice, self.events_schema, self.options.journal)
+
+
+def stable_point(lane: str, node: str | None, journal_options: dict) -> int:
+    """The lane's stable point: every record below it is final (module doc)."""
+    with Journal.read(lane, **journal_options) as snapshot:
+        holds = []
+        open_txs = snapshot.open_transactions()
+        if open_txs and _writer_alive(lane):
+            holds += [min(ids) for ids in open_txs.values() if ids]
+        if node is not None:
+            undecided = [tx for tx, fate in prepared_outcomes(
+                snapshot, node, os.path.basename(lane)).items() if fate is Outcome.UNDECIDED]
+            for prepared in snapshot.prepared():
+                if prepared.tx_id in undecided and prepared.record_ids:
+                    holds.append(min(prepared.record_ids))
+                    log.info("lane %s: undecided transaction %d (its batch has no decision "
+                             "yet) holds the stream at record %d", lane, prepared.tx_id,
+                             holds[-1])
+        return min([snapshot.max_record_id + 1] + holds)
+
+
+def _writer_alive(lane: str) -> bool:
+    lock = LaneLock(lane)
+    if lock.try_acquire():
+        lock.release()
+        return False
+    return True
+
+
+def pending_sizes(lane: str, node: str | None, journal_options: dict, first: int,
+                  end: int) -> list[tuple[int, int, int]]:
+    """(record id, rows, body bytes) of the lane's visible events in [first, end), in id order."""
+    with Journal.read(lane, **journal_options) as snapshot:
+        sizes = []
+        for record in lane_event_records(snapshot, node, os.path.basename(lane)):
+            if first <= record.record_id < end:
+                reader, _query, _batch = event_records.open_body(record.body)
+                sizes.append((record.record_id, reader.read_next_batch().num_rows, record.body_len))
+        return sorted(sizes)
