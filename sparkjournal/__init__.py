@@ -2,6 +2,8 @@
 
     from sparkjournal import JournalSink
     events.writeStream.foreachBatch(JournalSink("/var/lib/sparkjournal/events")).start()
+    df = sparkjournal.read(spark, "/var/lib/sparkjournal/events")   # each lane on its node
+    sparkjournal.delete(spark, "/var/lib/sparkjournal/events", "key = 'x'")
 
     from sparkjournal import Journal, JournalRoot
     with Journal.open("/var/lib/sparkjournal/events/lane-000") as journal: ...
@@ -12,7 +14,8 @@ from .errors import (ConfigError, CorruptJournalError, FormatVersionError, Journ
 
 _LAZY = {"Journal": ".journal.journal", "JournalSnapshot": ".journal.journal",
          "JournalRoot": ".journal.root", "JournalSink": ".spark.sink",
-         "JournalDataSource": ".spark.datasource", "read_table": ".spark.visible_events"}
+         "JournalDataSource": ".spark.datasource", "read_table": ".events.visible_events",
+         "read": ".spark.locality", "delete": ".spark.delete"}
 
 
 def register(spark) -> None:
@@ -30,6 +33,6 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
-__all__ = ["JournalSink", "JournalDataSource", "read_table", "register", "Journal", "JournalSnapshot", "JournalRoot", "JournalConfig", "load_config",
+__all__ = ["JournalSink", "JournalDataSource", "read_table", "read", "delete", "register", "Journal", "JournalSnapshot", "JournalRoot", "JournalConfig", "load_config",
            "ConfigError", "CorruptJournalError", "FormatVersionError", "JournalClosedError",
            "JournalIOError", "JournalLockedError", "SparkJournalError", "TransactionError"]

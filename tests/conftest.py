@@ -79,3 +79,21 @@ def spark():
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.fixture
+def wait_lanes_free():
+    """A function that waits (up to a minute) until no process holds each given
+    lane: Spark workers release a lane writer after laneIdleTimeout."""
+    import time
+    from sparkjournal.journal.lock import LaneLock
+
+    def wait(lanes, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        for lane in lanes:
+            lock = LaneLock(lane)
+            while not lock.try_acquire():
+                assert time.monotonic() < deadline, f"{lane} stayed held"
+                time.sleep(0.05)
+            lock.release()
+    return wait

@@ -9,6 +9,11 @@
         On local-cluster[2,1,1024], writes two batches through JournalSink into
         DIR/node-{executor} (one root per executor JVM) with partition 0's first
         attempt failing after its PREPARE; prints a JSON summary.
+    python spark_child.py locality --data DIR
+        On local-cluster[2,2,1024] with spark.locality.wait=30s, writes two
+        batches into DIR/node-{executor} (two cores per executor: about two
+        lanes per root), reads them back three times with sparkjournal.read and
+        prints, as JSON, every event id with the executor whose task read it.
 """
 from __future__ import annotations
 
@@ -25,10 +30,10 @@ from conftest import SPARK_TEST_CONF  # noqa: E402
 ROWS_PER_BATCH = 50
 
 
-def session(master: str):
+def session(master: str, **conf):
     from pyspark.sql import SparkSession
     builder = SparkSession.builder.master(master).appName("sparkjournal-test-child")
-    for key, value in {**SPARK_TEST_CONF, "spark.pyspark.python": sys.executable}.items():
+    for key, value in {**SPARK_TEST_CONF, "spark.pyspark.python": sys.executable, **conf}.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
@@ -37,7 +42,7 @@ def session(master: str):
 
 def stream(args) -> int:
     from sparkjournal import JournalSink
-    from sparkjournal.spark.commit_log import CommitLog
+    from sparkjournal.events.commit_log import CommitLog
     spark = session("local[2,4]")
     path, checkpoint = os.path.join(args.data, "journal"), os.path.join(args.data, "checkpoint")
     events = (spark.readStream.format("rate-micro-batch").option("rowsPerBatch", ROWS_PER_BATCH)
@@ -62,7 +67,7 @@ def stream(args) -> int:
 def cluster(args) -> int:
     from sparkjournal import JournalSink, read_table
     from sparkjournal.spark.lane_writer import INJECT_FAILURE
-    from sparkjournal.spark.visible_events import lanes_of
+    from sparkjournal.events.visible_events import lanes_of
     spark = session("local-cluster[2,1,1024]")
     path = os.path.join(args.data, "node-{executor}")
     sink = JournalSink(path, txnAppId="cluster")
@@ -79,16 +84,50 @@ def cluster(args) -> int:
     return 0
 
 
+def locality(args) -> int:
+    import pyarrow as pa
+    import sparkjournal
+    from sparkjournal.events.node import executor_id
+    spark = session("local-cluster[2,2,1024]", **{"spark.locality.wait": "30s"})
+    path = os.path.join(args.data, "node-{executor}")
+    sink = sparkjournal.JournalSink(path, txnAppId="locality")
+    for batch in range(2):
+        sink(spark.range(batch * 2000, (batch + 1) * 2000, numPartitions=4)
+             .selectExpr("id", "repeat('z', 20) as payload"), batch)
+    frame = sparkjournal.read(spark, path)
+
+    def tag_reader(batches):
+        # Pipelined into the reading task (no shuffle): the executor running
+        # this is the executor that read the rows.
+        reader = executor_id()
+        for batch in batches:
+            yield pa.RecordBatch.from_arrays(
+                [batch.column("id"), pa.array([reader] * batch.num_rows, pa.string())],
+                names=["id", "reader"])
+
+    # Without preferences Spark shuffles its offers: three reads of ~4 lanes on
+    # 2 executors would all land right by chance once in hundreds of runs.
+    reads = [frame.mapInArrow(tag_reader, "id long, reader string").collect() for _ in range(3)]
+    print(json.dumps({"partitions": frame.rdd.getNumPartitions(),
+                      "reads": [[[row.id, row.reader] for row in rows] for rows in reads]}),
+          flush=True)
+    spark.stop()
+    return 0
+
+
+MODES = {"stream": stream, "cluster": cluster, "locality": locality}
+
+
 def main() -> int:
     logging.basicConfig(level=logging.WARNING)
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", choices=("stream", "cluster"))
+    parser.add_argument("mode", choices=tuple(MODES))
     parser.add_argument("--data", required=True)
     parser.add_argument("--sink", default="foreachBatch", choices=("foreachBatch", "format"))
     parser.add_argument("--until", type=int, default=0)
     args = parser.parse_args()
     started = time.monotonic()
-    code = stream(args) if args.mode == "stream" else cluster(args)
+    code = MODES[args.mode](args)
     print(f"DONE in {time.monotonic() - started:.1f}s", flush=True)
     return code
 

@@ -21,7 +21,7 @@ import pytest
 pytest.importorskip("pyspark")
 
 from sparkjournal import read_table  # noqa: E402
-from sparkjournal.spark.commit_log import CommitLog  # noqa: E402
+from sparkjournal.events.commit_log import CommitLog  # noqa: E402
 
 CHILD = os.path.join(os.path.dirname(__file__), "spark_child.py")
 ROWS_PER_BATCH = 50                    # spark_child.ROWS_PER_BATCH

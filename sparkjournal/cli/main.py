@@ -34,7 +34,7 @@ def _command(parent, name: str, target: str, help_text: str) -> argparse.Argumen
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="Tools for sparkjournal journals: inspect, verify, "
-                     "export/import, and measure the disk and the journal.")
+                     "export/import, compact, and measure the disk and the journal.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
 
@@ -62,6 +62,20 @@ def build_parser() -> argparse.ArgumentParser:
     load.add_argument("file", metavar="FILE", help="a file written by `sparkjournal export` ('-': stdin)")
     load.add_argument("path", metavar="PATH", help="journal root to create lanes in, or one empty lane folder")
 
+    compact = _command(commands, "compact", "compact:run",
+                       "One maintenance pass over the lanes under PATH on this node, without "
+                       "Spark: retention, resolving and carrying out what lanes no writer holds "
+                       "wait for, and online compaction (jobs/compact.py does it cluster-wide).")
+    compact.add_argument("path", metavar="PATH", help="the journal path (node root, may hold "
+                         "{host}/{executor}), a journal root or one lane folder")
+    compact.add_argument("--force", action="store_true", help="compact every lane with a sealed "
+                         "file, whatever compactMinFiles and compactPercentage say")
+    compact.add_argument("--commit-log", metavar="URI", help="where the writers' decisions live "
+                         "(default: PATH/_commits)")
+    compact.add_argument("--option", action="append", metavar="KEY=VALUE", help="a journal option "
+                         "(retention=7d, compactMinFiles=4, ...); repeat for several")
+    compact.add_argument("--json", metavar="FILE", help="also write every lane's report as JSON")
+
     perf = _command(commands, "perf-journal", "perf_journal:run",
                     "Time synced 4 KiB writes through the journal's I/O backend and print "
                     "the bufferTimeout to configure for this disk.")
@@ -79,7 +93,10 @@ def build_parser() -> argparse.ArgumentParser:
     journal.add_argument("--only", metavar="TEXT", help="run only the cases whose name contains TEXT")
     sink = _bench(benches, "sink", "Measure the exactly-once sink against Spark's parquet sink, "
                   "a no-op sink and the Arrow transfer floor in one run and print ratios.")
-    sink.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
+    read = _bench(benches, "read", "Measure reading a journal back against parquet and the "
+                  "Python Arrow floor, batch and streaming, in one run and print ratios.")
+    for spark_bench in (sink, read):
+        spark_bench.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
     return parser
 
 

@@ -1,0 +1,101 @@
+"""One maintenance pass over one lane of events, on the node that holds it: what
+``sparkjournal compact`` and ``jobs/compact.py`` run for every lane.
+
+1. retention (retention.py) submits the lane's expired records for deletion;
+2. the sweep: if no process holds the lane, open it as its writer, write the
+   COMMIT / ROLLBACK records the commit log has decided for its prepared
+   transactions (events/resolve.py: left by workers that went away), and carry
+   out its pending requests; a lane with a live writer is left to it;
+3. compaction (compactor.py, deletion vectors applied), online: it runs beside
+   a live writer.
+
+Idempotent: a second pass right after the first finds nothing to do. Crash
+behaviour: each step's own (see those modules); a pass killed anywhere leaves a
+lane the next pass finishes.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import time
+
+from ..config import JournalConfig
+from ..errors import JournalLockedError
+from ..events.requests import pending
+from ..events.resolve import resolve_lane
+from ..journal.journal import Journal
+from ..journal.lock import LaneLock
+from .compactor import CompactionReport, compact_lane
+from .lane_requests import carry_out_all
+from .retention import RetentionReport, apply_retention
+
+log = logging.getLogger("sparkjournal.maintenance")
+
+
+@dataclasses.dataclass
+class LaneReport:
+    lane: str
+    node: str | None
+    retention: RetentionReport | None = None
+    swept: bool = False                   # the lane was free and is resolved, requests done
+    committed: int = 0                    # prepared transactions the sweep committed
+    rolled_back: int = 0
+    requests_done: int = 0
+    requests_pending: int = 0             # left for the lane's live writer
+    compaction: CompactionReport | None = None
+    seconds: float = 0.0
+    error: str | None = None
+
+    def line(self) -> str:
+        if self.error:
+            return f"{self.lane}: FAILED: {self.error}"
+        parts = []
+        if self.node is not None:             # lanes of events: swept when free
+            parts.append(f"swept: {self.committed} committed, {self.rolled_back} rolled back, "
+                         f"{self.requests_done} requests carried out" if self.swept else
+                         f"a live writer holds it ({self.requests_pending} requests left to it)")
+        if self.retention is not None and self.retention.records:
+            parts.append(self.retention.line().split(": ", 1)[1])
+        if self.compaction is not None:
+            parts.append(self.compaction.line().split(": ", 1)[1])
+        return f"{self.lane}: " + "; ".join(parts) + f" ({self.seconds:.2f}s)"
+
+
+def maintain_lane(lane: str, node: str | None, log_uri: str, config: JournalConfig, *,
+                  force: bool = False, now: float | None = None) -> LaneReport:
+    started = time.monotonic()
+    report = LaneReport(lane, node)
+    try:
+        report.retention = apply_retention(lane, node, log_uri, config, now)
+        _sweep(lane, node, config, report)
+        report.compaction = compact_lane(lane, config, force=force, events=True)
+    except Exception as error:          # noqa: BLE001 - reported per lane; the job exits 1
+        report.error = f"{type(error).__name__}: {error}"
+        log.exception("maintenance of %s failed", lane)
+    report.seconds = time.monotonic() - started
+    log.info("%s", report.line())
+    return report
+
+
+def _sweep(lane: str, node: str | None, config: JournalConfig, report: LaneReport) -> None:
+    lock = LaneLock(lane)
+    if not lock.try_acquire():
+        report.requests_pending = len(pending(lane))
+        return
+    try:
+        journal = Journal(lane, config, lock)
+    except JournalLockedError:
+        return
+    except BaseException:
+        lock.release()
+        raise
+    try:
+        if node is not None:
+            committed, rolled_back, _pending = resolve_lane(journal, node, os.path.basename(lane))
+            report.committed, report.rolled_back = len(committed), len(rolled_back)
+        report.requests_done = carry_out_all(journal)
+        journal.flush()
+        report.swept = True
+    finally:
+        journal.close()

@@ -1,0 +1,84 @@
+"""Retention: old committed events become dead.
+
+``retention`` (config.py) is an age or a size per lane:
+
+* an age: a stored record of events is dead once its batch's decision (the
+  commit log's ``committed_at_ms``) is older than the age;
+* a size: per lane, the newest stored records (by record id) whose bodies add
+  up to the size stay; older ones are dead.
+
+Dead records are deleted whole through a delete request (events/requests.py),
+so readers stop seeing them as soon as the request is durable and compaction
+reclaims their space. Records whose batch has no decision (undecided prepared
+transactions) are never touched: they are not visible, hence not old.
+
+Crash behaviour: as any delete request. A retention run killed before its
+request is durable deleted nothing; running it again finds the same records.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+
+from ..config import JournalConfig
+from ..events import event_records
+from ..events.lane_deletes import pending_deletions
+from ..events.requests import submit
+from ..events.resolve import commit_log
+from ..events.visible_events import lane_event_records
+from ..journal.journal import Journal
+
+
+@dataclasses.dataclass
+class RetentionReport:
+    lane: str
+    records: int = 0                      # stored records that became dead
+    bytes: int = 0
+    request: str | None = None
+
+    def line(self) -> str:
+        if not self.records:
+            return f"{self.lane}: retention: nothing past it"
+        return f"{self.lane}: retention: {self.records} stored records ({self.bytes} bytes) past it"
+
+
+def expired_records(lane: str, node: str | None, log_uri: str, config: JournalConfig,
+                    now: float | None = None) -> dict[int, int]:
+    """{record id: body bytes} of the lane's visible event records past retention."""
+    if not config.retention:
+        return {}
+    kind, amount = config.retention
+    now = time.time() if now is None else now
+    already = pending_deletions(lane)                       # before the snapshot
+    log_ = commit_log(log_uri)
+    with Journal.read(lane, config) as snapshot:
+        records = []
+        for record in lane_event_records(snapshot, node, os.path.basename(lane)):
+            if already.whole(record.record_id):
+                continue
+            _reader, query, batch = event_records.open_body(record.body)
+            decision = log_.decision(query, batch) if query is not None else None
+            if decision is not None:
+                records.append((record.record_id, record.body_len, decision.committed_at_ms / 1e3))
+    if kind == "age":
+        return {rid: size for rid, size, committed in records if committed < now - amount}
+    expired, kept = {}, 0
+    for rid, size, _committed in sorted(records, reverse=True):
+        kept += size
+        if kept > amount:
+            expired[rid] = size
+    return expired
+
+
+def apply_retention(lane: str, node: str | None, log_uri: str, config: JournalConfig,
+                    now: float | None = None) -> RetentionReport:
+    """Submits the lane's expired records for deletion; returns what it did."""
+    report = RetentionReport(lane)
+    expired = expired_records(lane, node, log_uri, config, now)
+    if expired:
+        report.records, report.bytes = len(expired), sum(expired.values())
+        report.request = submit(lane, "delete", {
+            "records": {str(rid): None for rid in sorted(expired)},
+            "why": f"retention {config.retention[0]} {config.retention[1]:g}"})
+    return report

@@ -1,0 +1,84 @@
+"""Maintenance of every lane under a journal path that this machine holds,
+without Spark: what ``sparkjournal compact PATH`` runs on one node.
+
+Lanes of a node root (a root with a NODE_ID, written by the sink) hold events:
+each gets the full pass (lane_maintenance.py: retention, sweep, compaction with
+deletion vectors applied). A plain journal (lanes without a node root, written
+through the Journal API) is only compacted.
+"""
+from __future__ import annotations
+
+import os
+import time
+
+from ..config import JournalConfig
+from ..events.commit_log import default_log_uri
+from ..events.visible_events import node_lanes
+from ..journal.lanes import list_lanes
+from .compactor import compact_lane
+from .lane_maintenance import LaneReport, maintain_lane
+
+
+def lanes_under(path: str) -> list[tuple[str, str | None]]:
+    """(lane folder, node id or None) of every lane under ``path``: the lanes of
+    its node roots, else of a plain journal root, else ``path`` itself if it is
+    a lane."""
+    found = list(node_lanes(path))
+    if found and any(node for _lane, node in found):
+        return found
+    lanes = list_lanes(path)
+    return [(lane, None) for lane in lanes] if lanes else [(path, None)]
+
+
+def maintain_path(path: str, config: JournalConfig, *, log_uri: str | None = None,
+                  force: bool = False, progress=None) -> list[LaneReport]:
+    lanes = lanes_under(path)
+    log_uri = log_uri or default_log_uri(path)
+    reports = []
+    for number, (lane, node) in enumerate(lanes, 1):
+        if node is not None:
+            report = maintain_lane(lane, node, log_uri, config, force=force)
+        else:
+            started = time.monotonic()
+            report = LaneReport(lane, None)
+            try:
+                report.compaction = compact_lane(lane, config, force=force)
+            except Exception as error:            # noqa: BLE001 - reported; exit status 1
+                report.error = f"{type(error).__name__}: {error}"
+            report.seconds = time.monotonic() - started
+        reports.append(report)
+        if progress is not None:
+            progress(f"[{number}/{len(lanes)}] {report.line()}")
+    return reports
+
+
+def summary(reports: list[dict]) -> dict:
+    """Totals of a pass over lanes (each ``dataclasses.asdict`` of a LaneReport,
+    as the Spark job's tasks return them), for the last line and the JSON."""
+    def compaction(r):
+        return r.get("compaction") or {}
+    done = [compaction(r) for r in reports if compaction(r).get("compacted")]
+    return {
+        "lanes": len(reports),
+        "failed": [r["lane"] for r in reports if r.get("error")],
+        "compacted_lanes": len(done),
+        "files_before": sum(compaction(r).get("files_before", 0) for r in reports),
+        "files_after": sum(compaction(r).get("files_after" if compaction(r).get("compacted")
+                                             else "files_before", 0) for r in reports),
+        "bytes_reclaimed": sum(c["bytes_before"] - c["bytes_after"] for c in done),
+        "records_expired": sum((r.get("retention") or {}).get("records", 0) for r in reports),
+        "requests_done": sum(r.get("requests_done", 0) for r in reports),
+        "requests_pending": sum(r.get("requests_pending", 0) for r in reports),
+        "prepared_resolved": sum(r.get("committed", 0) + r.get("rolled_back", 0) for r in reports),
+        "seconds": round(sum(r.get("seconds", 0.0) for r in reports), 3),
+    }
+
+
+def summary_line(totals: dict) -> str:
+    return (f"{totals['lanes']} lanes: {totals['compacted_lanes']} compacted, files "
+            f"{totals['files_before']} -> {totals['files_after']}, {totals['bytes_reclaimed']} "
+            f"bytes reclaimed, {totals['records_expired']} stored records past retention, "
+            f"{totals['requests_done']} requests carried out ({totals['requests_pending']} left to "
+            f"live writers), {totals['prepared_resolved']} prepared transactions resolved; "
+            f"{totals['seconds']:.2f}s" + (f"; FAILED: {', '.join(totals['failed'])}"
+                                           if totals["failed"] else ""))
