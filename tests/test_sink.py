@@ -12,13 +12,13 @@ pytest.importorskip("pyspark")
 
 from sparkjournal import ConfigError, JournalSink, read_table  # noqa: E402
 from sparkjournal.journal.journal import Journal  # noqa: E402
-from sparkjournal.spark.commit_log import CommitLog  # noqa: E402
+from sparkjournal.events.commit_log import CommitLog  # noqa: E402
 from sparkjournal.spark.lane_writer import INJECT_FAILURE  # noqa: E402
-from sparkjournal.spark.node import read_node_id  # noqa: E402
-from sparkjournal.spark.resolve import Outcome, prepared_outcomes  # noqa: E402
+from sparkjournal.events.node import read_node_id  # noqa: E402
+from sparkjournal.events.resolve import Outcome, prepared_outcomes  # noqa: E402
 from sparkjournal.spark.schema import SchemaMismatchError  # noqa: E402
-from sparkjournal.spark.visible_events import lanes_of  # noqa: E402
-from sparkjournal.spark.xid import BatchXid  # noqa: E402
+from sparkjournal.events.visible_events import lanes_of  # noqa: E402
+from sparkjournal.events.xid import BatchXid  # noqa: E402
 
 
 def events(spark, start, count, partitions=2):

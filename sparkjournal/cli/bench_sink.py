@@ -19,7 +19,6 @@ file). A benchmark, never a test: nothing here asserts a time.
 """
 from __future__ import annotations
 
-import json
 import logging
 import os
 import shutil
@@ -28,7 +27,7 @@ import sys
 import tempfile
 import time
 
-from .bench_support import BenchResult, render_table
+from .bench_support import BenchResult, print_report
 from .paths import UsageError
 
 REPEATS = 3
@@ -160,13 +159,5 @@ def run(args) -> int:
     finally:
         spark.stop()
         shutil.rmtree(work, ignore_errors=True)
-    print(render_table(results))
-    for result in results:
-        if result.detail:
-            print(f"  {result.name}: {result.detail}")
-    print(f"\n{sum(r.passed for r in results)} of {len(results)} targets met")
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump([r.as_json() for r in results], handle, indent=2)
-            handle.write("\n")
+    print_report(results, args.json)
     return 0

@@ -11,6 +11,7 @@ Medians of repeated, interleaved runs are computed by the caller.
 from __future__ import annotations
 
 import dataclasses
+import json
 import itertools
 import mmap
 import os
@@ -110,3 +111,17 @@ def render_table(results: list) -> str:
         if index == 0:
             lines.append("-" * len(lines[0]))
     return "\n".join(lines)
+
+
+def print_report(results: list, json_path: str | None, footer: str = "") -> None:
+    """The table, each result's detail, the count of targets met; and the JSON
+    list (name, value, unit, baseline, ratio, target) to ``json_path`` if given."""
+    print(render_table(results))
+    for result in results:
+        if result.detail:
+            print(f"  {result.name}: {result.detail}")
+    print(f"\n{sum(r.passed for r in results)} of {len(results)} targets met{footer}")
+    if json_path:
+        with open(json_path, "w", encoding="utf-8") as handle:
+            json.dump([r.as_json() for r in results], handle, indent=2)
+            handle.write("\n")
