@@ -97,6 +97,17 @@ def build_parser() -> argparse.ArgumentParser:
                   "Python Arrow floor, batch and streaming, in one run and print ratios.")
     for spark_bench in (sink, read):
         spark_bench.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
+    soak = _command(commands, "soak", "soak:run",
+                    "Stream events into a journal for a set time while drivers, executors and "
+                    "a streaming reader are killed and maintenance runs; then check every event "
+                    "landed exactly once in the journal, the batch reader and the reader's output.")
+    soak.add_argument("--minutes", type=float, default=4.0, help="time under fire (default 4)")
+    soak.add_argument("--data", metavar="DIR", help="an empty folder for everything (default: a new temp folder)")
+    soak.add_argument("--master", default="local-cluster[2,1,1024]",
+                      help="the writer's Spark master (default local-cluster[2,1,1024])")
+    soak.add_argument("--rows-per-batch", type=_positive_int, default=500, metavar="N")
+    soak.add_argument("--seed", type=int, default=1, help="seed of the kill schedule")
+    soak.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     return parser
 
 

@@ -1,0 +1,38 @@
+"""The SparkSession every soak driver uses: no UI, few shuffle partitions, the
+checkpoint manager that does not fork per file, this Python on the executors."""
+from __future__ import annotations
+
+import sys
+
+SOAK_CONF = {
+    "spark.ui.enabled": "false",
+    "spark.sql.shuffle.partitions": "2",
+    "spark.sql.streaming.checkpointFileManagerClass":
+        "org.apache.spark.sql.execution.streaming.checkpointing.FileSystemBasedCheckpointFileManager",
+    "spark.pyspark.python": sys.executable,
+    "spark.executor.memory": "768m",
+    "spark.ui.showConsoleProgress": "false",
+}
+
+
+def soak_session(master: str, name: str):
+    from pyspark.sql import SparkSession
+    builder = SparkSession.builder.master(master).appName(name)
+    for key, value in SOAK_CONF.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    # Explicit: PySpark finds pyspark_* modules by scanning sys.path, which misses
+    # an editable install's modules when the driver runs outside the checkout.
+    from .. import register
+    register(spark)
+    return spark
+
+
+def stop_between_batches(query, poll: float = 0.05) -> None:
+    """Stops a query while no trigger runs. Stopping one whose foreachBatch is in
+    flight makes Spark match the interrupted Python error against a regex that can
+    overflow the stream thread's stack; the batch would be replayed anyway."""
+    while query.isActive and query.status.get("isTriggerActive"):
+        query.awaitTermination(poll)
+    query.stop()
