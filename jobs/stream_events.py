@@ -21,6 +21,7 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from sparkjournal import JournalSink, read_table
+from sparkjournal.spark.query_stop import stop_between_batches
 
 EVENT_SCHEMA = "id LONG, ts TIMESTAMP, key STRING, payload STRING, amount DOUBLE"
 
@@ -49,12 +50,11 @@ def generated_events(spark, rows_per_batch: int):
 def main(argv=None) -> int:
     args = parse_args(argv if argv is not None else sys.argv[1:])
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    # query.stop() below interrupts the batch in flight, which py4j logs as an
-    # error; that batch's prepared tasks stay invisible and it is replayed on
-    # the next start from the checkpoint.
-    logging.getLogger("py4j").setLevel(logging.CRITICAL)
+    logging.getLogger("py4j").setLevel(logging.WARNING)    # its INFO is every gateway call
     builder = SparkSession.builder.appName("sparkjournal-stream-events")
-    if args.master or "spark.master" not in os.environ.get("SPARK_CONF", ""):
+    # spark-submit (which sets PYSPARK_GATEWAY_PORT) has chosen the master,
+    # local[*] by default; run with plain python, the job picks local[*] itself.
+    if args.master or "PYSPARK_GATEWAY_PORT" not in os.environ:
         builder = builder.master(args.master or "local[*]")
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
@@ -66,7 +66,7 @@ def main(argv=None) -> int:
         trigger = {"availableNow": True}
     else:
         events = generated_events(spark, args.rows_per_batch)
-        trigger = {"processingTime": "0 seconds"}
+        trigger = {"processingTime": "1 second"}     # a gap after each batch to stop in
     sink = JournalSink(journal_root)
     query = (events.writeStream.foreachBatch(sink)
              .option("checkpointLocation", checkpoint)
@@ -76,7 +76,7 @@ def main(argv=None) -> int:
     else:
         while query.isActive and sink.batches_landed < args.batches:
             query.awaitTermination(0.5)
-        query.stop()
+        stop_between_batches(query)
     if query.exception():
         raise query.exception()
     table = read_table(journal_root)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .session import soak_session, stop_between_batches
+from ..spark.query_stop import stop_between_batches
+from .session import soak_session
 
 
 def parse_args(argv):

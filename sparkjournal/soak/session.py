@@ -27,12 +27,3 @@ def soak_session(master: str, name: str):
     from .. import register
     register(spark)
     return spark
-
-
-def stop_between_batches(query, poll: float = 0.05) -> None:
-    """Stops a query while no trigger runs. Stopping one whose foreachBatch is in
-    flight makes Spark match the interrupted Python error against a regex that can
-    overflow the stream thread's stack; the batch would be replayed anyway."""
-    while query.isActive and query.status.get("isTriggerActive"):
-        query.awaitTermination(poll)
-    query.stop()

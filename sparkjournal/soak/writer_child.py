@@ -18,7 +18,8 @@ from pyspark.sql import functions as F
 
 from ..events.commit_log import CommitLog, default_log_uri
 from ..spark.sink import JournalSink
-from .session import soak_session, stop_between_batches
+from ..spark.query_stop import stop_between_batches
+from .session import soak_session
 
 QUERY = "soak"
 
