@@ -227,7 +227,10 @@ def _replay_file(state: JournalState, file: LoadedFile, check_counts: bool = Tru
 def _version(view, fid, offset, body_len, user_type, flags) -> tuple:
     large_id = 0
     if flags & layout.FLAG_LARGE:
-        large_id = layout.LARGE_REF.unpack_from(view, offset + layout.RECORD_HEADER_SIZE)[0]
+        # A reference of another length names no body (-1); reading it fails
+        # with CorruptJournalError (LargeStore.read).
+        large_id = -1 if body_len != layout.LARGE_REF.size else \
+            layout.LARGE_REF.unpack_from(view, offset + layout.RECORD_HEADER_SIZE)[0]
     return (fid, offset, body_len, user_type, large_id)
 
 
