@@ -90,6 +90,24 @@ def test_a_large_flagged_record_with_a_short_reference_is_a_corrupt_journal_erro
             snapshot.get(1).body
 
 
+def test_a_record_after_its_transactions_prepare_fails_the_load_naming_file_and_offset(lane):
+    with Journal.open(lane, **OPTS) as journal:
+        journal.append_add_tx(1, 10, b"in tx")
+        journal.prepare(1, b"xid")
+    path = os.path.join(lane, sorted(data_files(lane))[0])
+    with open(path, "r+b") as handle:       # what no writer writes, with a right CRC
+        raw = bytearray(handle.read())
+        file_id = struct.unpack_from("<Q", raw, 16)[0]
+        end = CODEC.scan(raw, layout.FILE_HEADER_SIZE, layout.file_id32(file_id)).clean_end
+        CODEC.encode_record(raw, end, layout.ADD_TX, 0, 0, layout.file_id32(file_id), 11, 1, 0, b"late")
+        handle.seek(0)
+        handle.write(raw)
+    with pytest.raises(CorruptJournalError) as failure:
+        Journal.read(lane)
+    assert failure.value.path == path and failure.value.offset == end
+    assert "transaction 1 is prepared" in str(failure.value)
+
+
 def test_a_files_gen_of_other_bytes_reads_as_damaged_and_the_lane_still_loads(lane):
     with Journal.open(lane, **OPTS) as journal:
         journal.append_add(1, b"a")
