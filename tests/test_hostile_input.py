@@ -42,6 +42,30 @@ def test_a_writer_opened_with_another_file_size_keeps_every_record_and_file_size
     assert set(sizes.values()) == {16384, 65536}
 
 
+def test_records_appended_after_a_torn_write_mid_block_survive_the_next_loads(lane):
+    with Journal.open(lane, **OPTS) as journal:
+        for record_id in range(1, 6):
+            journal.append_add(record_id, b"x" * 100, sync=False)
+        journal.flush()                      # one write: record 5 ends mid-block
+        offset = journal._state.live[5][1]
+        path = journal._paths[journal._state.live[5][0]]
+    with open(path, "r+b") as handle:       # the write tore: record 5's body is damaged
+        handle.seek(offset + layout.RECORD_HEADER_SIZE + 50)
+        handle.write(b"\xff")
+    with Journal.open(lane, **OPTS) as journal:
+        assert journal.report.torn_tail.offset == offset
+        journal.append_add(6, b"acknowledged after the tear")
+    with Journal.read(lane) as snapshot:
+        assert sorted(r.record_id for r in snapshot.records()) == [1, 2, 3, 4, 6]
+        assert snapshot.report.torn_tail is None
+    with Journal.open(lane, **OPTS) as journal:      # rolls: the torn file is sealed now
+        for record_id in range(7, 200):
+            journal.append_add(record_id, b"z" * 100, sync=False)
+        assert len(journal.files) > 1
+    with Journal.read(lane) as snapshot:
+        assert sorted(r.record_id for r in snapshot.records()) == [1, 2, 3, 4] + list(range(6, 200))
+
+
 @pytest.mark.parametrize("records", [None, [1, 2], {"x": None}, {"5": "all"}, {"5": [-1]},
                                      {"5": [1 << 32]}, {"9" * 30: None}],
                          ids=["missing", "a-list", "bad-id", "bad-rows", "negative-row",
