@@ -10,6 +10,10 @@ does not allow (common.py). libFuzzer stops a target at its first finding and
 writes the input to ``<work>/<target>-crash-*`` (or ``-timeout-``, ``-oom-``);
 re-run one with ``python -m tests.fuzz.fuzz_<target> <file>``.
 
+Target ``cscan`` is C: libFuzzer on the C core's scan with AddressSanitizer and
+UndefinedBehaviorSanitizer (native/fuzz_scan.c), built here with clang; without
+clang it is reported as skipped.
+
 Prints one line per target (executions, coverage, corpus, findings) and exits
 1 if any target had a finding or did not run.
 """
@@ -20,6 +24,7 @@ import dataclasses
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,7 +33,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 # target -> the largest input it is given (libFuzzer -max_len)
-TARGETS = {"records": 1 << 16, "header": 4096, "loader": 1 << 17, "sidecars": 4096}
+TARGETS = {"records": 1 << 16, "header": 4096, "loader": 1 << 17, "sidecars": 4096,
+           "cscan": 1 << 16}
+NATIVE_SOURCES = ["native/sj_codec.c", "native/sj_crc32c.c"]
+CLANGS = ("clang", "clang-19", "clang-18", "clang-17", "clang-16", "clang-15", "clang-14")
 FINDING_PREFIXES = ("crash-", "timeout-", "oom-", "leak-", "slow-unit-")
 
 
@@ -43,12 +51,15 @@ class Outcome:
     findings: list
     exit_code: int
     log: str
+    skipped: str = ""
 
     @property
     def ok(self) -> bool:
-        return self.exit_code == 0 and not self.findings and self.executions > 0
+        return bool(self.skipped) or (self.exit_code == 0 and not self.findings and self.executions > 0)
 
     def line(self) -> str:
+        if self.skipped:
+            return f"{self.target:9s} skipped: {self.skipped}"
         verdict = "ok" if self.ok else f"FINDING (exit {self.exit_code}): " + \
             (", ".join(self.findings) or f"see {self.log}")
         return (f"{self.target:9s} {self.seconds:7.1f} s  {self.executions:9d} execs  "
@@ -61,13 +72,36 @@ def _stat(text: str, name: str) -> int:
     return int(found[-1]) if found else 0
 
 
+def build_cscan(work: str) -> tuple[list, str]:
+    """(the command of the C target, "") or ([], why it cannot be built)."""
+    clang = next((c for c in CLANGS if shutil.which(c)), None)
+    if clang is None:
+        return [], "no clang to build the C target with sanitizers"
+    binary = os.path.join(work, "fuzz_scan")
+    build = subprocess.run([clang, "-g", "-O1", "-fsanitize=fuzzer,address,undefined",
+                            "-fno-sanitize-recover=undefined", "-I", os.path.join(REPO, "native"),
+                            os.path.join(HERE, "native", "fuzz_scan.c"),
+                            *[os.path.join(REPO, s) for s in NATIVE_SOURCES], "-o", binary],
+                           capture_output=True, text=True)
+    if build.returncode != 0:
+        return [], f"{clang} failed to build it: {build.stderr.strip()[-500:]}"
+    return [binary], ""
+
+
 def run_target(target: str, seconds: int, work: str, timeout: int, rss_mb: int) -> Outcome:
     corpus = os.path.join(work, "corpus", target)
     os.makedirs(corpus, exist_ok=True)
     log_path = os.path.join(work, f"{target}.log")
+    if target == "cscan":
+        program, why = build_cscan(work)
+        if not program:
+            return Outcome(target, 0.0, 0, 0, 0, 0, [], 0, log_path, skipped=why)
+        seeds = os.path.join(HERE, "corpus", "records")
+    else:
+        program = [sys.executable, "-m", f"tests.fuzz.fuzz_{target}"]
+        seeds = os.path.join(HERE, "corpus", target)
     before = set(os.listdir(work))
-    command = [sys.executable, "-m", f"tests.fuzz.fuzz_{target}", corpus,
-               os.path.join(HERE, "corpus", target), f"-max_total_time={seconds}",
+    command = [*program, corpus, seeds, f"-max_total_time={seconds}",
                f"-timeout={timeout}", f"-rss_limit_mb={rss_mb}", f"-malloc_limit_mb={rss_mb}",
                f"-max_len={TARGETS[target]}", "-print_final_stats=1",
                f"-artifact_prefix={os.path.join(work, target)}-"]
@@ -112,6 +146,8 @@ def main(argv=None) -> int:
         print(outcome.line(), flush=True)
         outcomes.append(outcome)
     bad = [o for o in outcomes if not o.ok]
+    if not [o for o in outcomes if not o.skipped]:
+        bad = outcomes                        # nothing ran at all
     total = sum(o.executions for o in outcomes)
     print(f"total: {total} executions in {sum(o.seconds for o in outcomes):.0f} s, "
           f"{sum(len(o.findings) for o in outcomes)} findings" + (", FAILED" if bad else ""))
