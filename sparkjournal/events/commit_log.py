@@ -74,15 +74,23 @@ class Decision:
     def from_json(cls, raw: bytes, where: str) -> "Decision":
         try:
             data = json.loads(raw)
-            if data.get("format") != FORMAT:
-                raise ValueError(f"format {data.get('format')!r}, expected {FORMAT}")
-            return cls(str(data["query"]), int(data["batch"]), int(data["committed_at_ms"]),
-                       list(data["txs"]))
-        except (ValueError, KeyError, TypeError) as error:
+            if not isinstance(data, dict) or data.get("format") != FORMAT:
+                raise ValueError(f"not a format {FORMAT} decision")
+            txs = data["txs"]
+            if not isinstance(txs, list) or not all(_is_tx(t) for t in txs):
+                raise ValueError("txs must be a list of {node, lane, tx, ...} with whole row counts")
+            return cls(str(data["query"]), int(data["batch"]), int(data["committed_at_ms"]), txs)
+        except (ValueError, KeyError, TypeError, OverflowError, RecursionError) as error:
             raise CommitLogError(f"commit log entry {where} is unreadable ({error}); it "
                                  f"must be a decision written by sparkjournal. Restore it "
                                  f"from a backup; do not delete it (its batch would be "
                                  f"presumed aborted)") from error
+
+
+def _is_tx(entry) -> bool:
+    return (isinstance(entry, dict) and isinstance(entry.get("node"), str) and
+            isinstance(entry.get("lane"), str) and type(entry.get("tx")) is int and
+            type(entry.get("rows", 0)) is int)
 
 
 def default_log_uri(path: str) -> str:

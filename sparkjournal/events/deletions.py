@@ -32,6 +32,8 @@ import struct
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..errors import SparkJournalError
+
 DELETION_VECTOR = 2                    # the user type of deletion vector records
 ROW_COLUMN = "__sj_row"                # original positions, where rows were dropped
 MAGIC = b"SJDV"
@@ -39,8 +41,9 @@ FLAG_ALL = 0x01
 HEAD = struct.Struct("<4sBBHQI")
 
 
-class DeletionVectorError(ValueError):
-    """A deletion vector body that does not decode."""
+class DeletionVectorError(SparkJournalError, ValueError):
+    """A deletion vector body that does not decode (damage: the record's CRC
+    held, so it was written this way, or by a newer sparkjournal)."""
 
 
 def encode_vector(target: int, positions) -> bytes:

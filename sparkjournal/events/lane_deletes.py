@@ -10,7 +10,7 @@ after its records are durable, so a reader then sees it in one of the two
 from __future__ import annotations
 
 from .deletions import DELETION_VECTOR, Deletions, encode_vector
-from .requests import pending
+from .requests import RequestError, pending
 
 DELETE = "delete"
 
@@ -33,13 +33,36 @@ def rows_elsewhere(snapshot) -> set:
     return found
 
 
+def _is_u(value, bits: int) -> bool:
+    return type(value) is int and 0 <= value < 1 << bits
+
+
+def delete_records(request: dict, where: str) -> dict:
+    """{record id: None (the whole record) | [original positions]} of a delete
+    request; RequestError naming the request if it is not of that shape."""
+    records = request.get("records")
+    if isinstance(records, dict):
+        parsed = {}
+        for key, rows in records.items():
+            if not (key.isascii() and key.isdigit() and len(key) <= 20 and _is_u(int(key), 64)):
+                break
+            if rows is not None and not (isinstance(rows, list) and all(_is_u(p, 32) for p in rows)):
+                break
+            parsed[int(key)] = rows
+        else:
+            return parsed
+    raise RequestError(f"delete request {where} is damaged: it must hold \"records\": "
+                       f"{{\"<record id>\": null or [row positions, each 0 to 2^32 - 1]}}; "
+                       f"remove it and submit the delete again")
+
+
 def pending_deletions(lane: str) -> Deletions:
     """What the lane's pending delete requests delete (read before a snapshot)."""
     deletions = Deletions()
-    for _path, request in pending(lane):
+    for path, request in pending(lane):
         if request["kind"] == DELETE:
-            for key, rows in request["records"].items():
-                deletions.add(int(key), rows)
+            for record_id, rows in delete_records(request, path).items():
+                deletions.add(record_id, rows)
     return deletions
 
 
@@ -61,8 +84,7 @@ def carry_out_delete(journal, request: dict) -> None:
     records gone, get nothing: carrying a request out again writes nothing."""
     current = lane_deletions(journal)
     elsewhere = None
-    for key, rows in request["records"].items():
-        record_id = int(key)
+    for record_id, rows in delete_records(request, "being carried out").items():
         if current.whole(record_id):
             continue
         live = journal.get(record_id) is not None

@@ -70,7 +70,7 @@ def pending(lane: str) -> list[tuple[str, dict]]:
                 request = json.loads(handle.read())
         except FileNotFoundError:
             continue                          # carried out since the listing
-        except ValueError as error:
+        except (ValueError, RecursionError) as error:
             raise RequestError(f"lane request {path} is not valid JSON ({error}); it was written "
                                f"atomically, so it is damaged: remove it and run the maintenance "
                                f"job that wrote it again") from error

@@ -110,7 +110,7 @@ class Appender:
             while True:
                 self._check()
                 file_id = self.files.current.file_id
-                room = min(self.capacity, self.files.config.fileSize - self._file_pos)
+                room = min(self.capacity, self._file_size() - self._file_pos)
                 view = memoryview(self._buf)[:room]
                 new_fill, done, apply = encode_some(view, self._fill, layout.file_id32(file_id))
                 view.release()
@@ -148,7 +148,7 @@ class Appender:
         with self._lock:
             while True:
                 self._check()
-                if self._file_pos + self._fill + size > self.files.config.fileSize:
+                if self._file_pos + self._fill + size > self._file_size():
                     self._roll()
                 elif self._flushing or self._fill or self._durable < self._appended:
                     self._flush(sync=True)       # also waits until the stage is free
@@ -173,10 +173,16 @@ class Appender:
             self._first_unflushed_at = time.monotonic()
             self._timer.notify()
 
+    def _file_size(self) -> int:
+        """The current file's own size: a lane's files keep the size they were
+        created with when fileSize changes (the loader moves a file whose size
+        differs from its header to the attic, so nothing may grow one)."""
+        return self.files.current.header.file_size
+
     def _room_for(self, size: int) -> None:
         while True:
             self._check()
-            if self._file_pos + self._fill + size > self.files.config.fileSize:
+            if self._file_pos + self._fill + size > self._file_size():
                 self._roll()
             elif self._fill + size > self.capacity:
                 self._flush(sync=False)

@@ -53,9 +53,12 @@ class DataFiles:
         # written carries it (FORMAT.md, the id watermark). The journal sets it.
         self.watermark = lambda: (0, 0)
 
-    def header(self, file_id: int, prev: DataFile | None = None, prev_end: int = 0) -> FileHeader:
+    def header(self, file_id: int, prev: DataFile | None = None, prev_end: int = 0,
+               file_size: int | None = None) -> FileHeader:
+        """A header for a file of ``file_size`` bytes (default: fileSize; a file
+        made under another fileSize keeps its own size when reused)."""
         max_record_id, max_tx_id = self.watermark()
-        return FileHeader(file_id=file_id, file_size=self.config.fileSize,
+        return FileHeader(file_id=file_id, file_size=file_size or self.config.fileSize,
                           block_size=self.config.deviceBlockSize,
                           sync_window=self.config.sync_window,
                           user_version=self.config.userVersion,
@@ -108,7 +111,7 @@ class DataFiles:
                 self.create()
         data_file = self.free.pop(0)
         sealed = self.current
-        data_file.header = self.header(self.take_id(), sealed, sealed_end)
+        data_file.header = self.header(self.take_id(), sealed, sealed_end, data_file.header.file_size)
         self.in_use.append(data_file)
         self.current = data_file
         return data_file, data_file.header.encode()
@@ -125,7 +128,8 @@ class DataFiles:
                 fsync_dir(self.directory)
             elif self.config.poolFiles < 0 or \
                     len(self.free) + self._next.pending < self.config.poolFiles:
-                self.rewrite_header(data_file, self.header(self.take_id()))
+                self.rewrite_header(data_file, self.header(self.take_id(),
+                                                           file_size=data_file.header.file_size))
                 self.free.append(data_file)
             else:
                 os.unlink(data_file.path)

@@ -123,8 +123,8 @@ def read_generation(lane: str) -> int:
     as -1, which differs from every generation a writer loaded, so the writer
     reloads rather than trust it."""
     try:
-        with open(os.path.join(lane, GENERATION_FILE), encoding="ascii") as handle:
+        with open(os.path.join(lane, GENERATION_FILE), "rb") as handle:
             text = handle.read().strip()
     except FileNotFoundError:
         return 0
-    return int(text) if text.isdigit() else -1
+    return int(text) if text.isdigit() else -1      # bytes.isdigit: ASCII digits only

@@ -212,8 +212,8 @@ class Journal(JournalSnapshot):
         return self.factory.reason
 
     def _prepare_files(self, loaded: LoadedJournal) -> tuple[DataFiles, int, int]:
-        """Splits loaded files into written ones and the free pool; zeroes a torn
-        tail so the dropped records cannot reappear past new data."""
+        """Splits loaded files into written ones and the free pool; zeroes what
+        lies past the end of data up to where appends begin (module below)."""
         with_data = [i for i, f in enumerate(loaded.files) if f.n_data or f.torn_end]
         last = with_data[-1] if with_data else 0
         in_use = [DataFile(f.path, f.header) for f in loaded.files[:last + 1]]
@@ -229,9 +229,16 @@ class Journal(JournalSnapshot):
         newest = loaded.files[last] if loaded.files and with_data else None
         data_end = newest.end if newest else layout.FILE_HEADER_SIZE
         start = first_write_offset(data_end, self.config.deviceBlockSize)
-        if newest is not None and newest.torn_end > newest.end:
-            # The dropped torn tail must not reappear past new data.
-            overwrite_durably(newest.path, newest.end, bytes(newest.torn_end - newest.end))
+        if newest is not None:
+            # Past the end of data, up to the first append, lie only bytes no load
+            # may take for data: a dropped torn tail, or a torn record of this
+            # file's own id ending the data mid-block. Left there, they would end
+            # the data again before the new records (a later load drops those as
+            # a torn tail) or, once this file is sealed by a roll, fail the load
+            # as damage. So they are zeroed, durably, before anything is appended.
+            zero_to = min(max(newest.torn_end, start), newest.header.file_size)
+            if newest.mapped.view[newest.end:zero_to].tobytes().strip(b"\0"):
+                overwrite_durably(newest.path, newest.end, bytes(zero_to - newest.end))
         if files.current.header.sealed_end:
             # Written whole by compaction: never appended to. Roll into a fresh
             # file now (header durable before the first append lands in it).

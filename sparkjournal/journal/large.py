@@ -59,9 +59,20 @@ class LargeStore:
         return large_id, layout.LARGE_REF.pack(large_id, size, crc, 0)
 
     def read(self, ref: bytes | memoryview, verify: bool = True) -> memoryview:
+        """The body a reference names; CorruptJournalError if the reference is
+        not one or its body is missing, of another size or (verify) another CRC:
+        a durable reference always names a complete body (module doc)."""
+        if len(ref) != layout.LARGE_REF.size:
+            raise CorruptJournalError(self.directory, 0, f"a large record's reference is {len(ref)} "
+                                      f"bytes, not {layout.LARGE_REF.size}")
         large_id, size, crc, _ = layout.LARGE_REF.unpack(bytes(ref))
         path = self.path(large_id)
-        with open(path, "rb") as handle:
+        try:
+            handle = open(path, "rb")
+        except FileNotFoundError:
+            raise CorruptJournalError(path, 0, "the large body a live record references is "
+                                      "missing") from None
+        with handle:
             actual = os.fstat(handle.fileno()).st_size
             if actual != size:
                 raise CorruptJournalError(path, 0, f"large body is {actual} bytes, its record says {size}")

@@ -18,7 +18,7 @@ import dataclasses
 import os
 import shutil
 
-from ..errors import CorruptJournalError
+from ..errors import CorruptJournalError, TransactionError
 from ..format import layout
 from .datafile import BadHeader, FileHeader, MappedFile, is_data_file_debris, read_header
 from .records import LoadReport, Recovery, TornTail
@@ -200,34 +200,43 @@ def _replay_file(state: JournalState, file: LoadedFile, check_counts: bool = Tru
     columns = zip(scan.types[:n].tolist(), scan.flags[:n].tolist(), scan.user_types[:n].tolist(),
                   scan.record_ids[:n].tolist(), scan.tx_ids[:n].tolist(),
                   scan.offsets[:n].tolist(), scan.body_lens[:n].tolist(), scan.counts[:n].tolist())
-    for rtype, flags, user_type, record_id, tx_id, offset, body_len, count in columns:
-        if rtype <= layout.DELETE:
-            if rtype == layout.DELETE:
-                state.delete(record_id, fid)
-            else:
-                state.put(record_id, _version(view, fid, offset, body_len, user_type, flags))
-        elif rtype <= layout.DELETE_TX:
-            version = None if rtype == layout.DELETE_TX else \
-                _version(view, fid, offset, body_len, user_type, flags)
-            state.tx_record(tx_id, rtype, record_id, fid, version)
-        elif rtype == layout.PREPARE:
-            body = offset + layout.RECORD_HEADER_SIZE
-            state.prepare(tx_id, bytes(view[body:body + body_len]), fid)
-        elif tx_id in state.txs:
-            # COMMIT applies only when its per-file count matches (Artemis's
-            # rule); otherwise records are missing and the tx is not applied.
-            if rtype == layout.COMMIT and (state.count_in(tx_id, fid) == count or not check_counts):
-                state.commit(tx_id, fid)
-            else:
-                state.rollback(tx_id, fid)
-                if rtype == layout.COMMIT:
-                    state.broken_tx_ids.append(tx_id)
+    offset = layout.FILE_HEADER_SIZE
+    try:
+        for rtype, flags, user_type, record_id, tx_id, offset, body_len, count in columns:
+            if rtype <= layout.DELETE:
+                if rtype == layout.DELETE:
+                    state.delete(record_id, fid)
+                else:
+                    state.put(record_id, _version(view, fid, offset, body_len, user_type, flags))
+            elif rtype <= layout.DELETE_TX:
+                version = None if rtype == layout.DELETE_TX else \
+                    _version(view, fid, offset, body_len, user_type, flags)
+                state.tx_record(tx_id, rtype, record_id, fid, version)
+            elif rtype == layout.PREPARE:
+                body = offset + layout.RECORD_HEADER_SIZE
+                state.prepare(tx_id, bytes(view[body:body + body_len]), fid)
+            elif tx_id in state.txs:
+                # COMMIT applies only when its per-file count matches (Artemis's
+                # rule); otherwise records are missing and the tx is not applied.
+                if rtype == layout.COMMIT and (state.count_in(tx_id, fid) == count or not check_counts):
+                    state.commit(tx_id, fid)
+                else:
+                    state.rollback(tx_id, fid)
+                    if rtype == layout.COMMIT:
+                        state.broken_tx_ids.append(tx_id)
+    except TransactionError as error:
+        # Records no writer writes (one after its tx's PREPARE, a second
+        # PREPARE) under a right CRC: damage, named like any other.
+        raise CorruptJournalError(file.path, offset, f"transaction record out of order: {error}") from None
 
 
 def _version(view, fid, offset, body_len, user_type, flags) -> tuple:
     large_id = 0
     if flags & layout.FLAG_LARGE:
-        large_id = layout.LARGE_REF.unpack_from(view, offset + layout.RECORD_HEADER_SIZE)[0]
+        # A reference of another length names no body (-1); reading it fails
+        # with CorruptJournalError (LargeStore.read).
+        large_id = -1 if body_len != layout.LARGE_REF.size else \
+            layout.LARGE_REF.unpack_from(view, offset + layout.RECORD_HEADER_SIZE)[0]
     return (fid, offset, body_len, user_type, large_id)
 
 

@@ -65,7 +65,7 @@ class ControlFile:
                     not {name for name, _id in control.new} <= old_names:
                 raise ValueError("it names files that are not this lane's data files")
             return control
-        except (ValueError, KeyError, TypeError, AttributeError) as error:
+        except (ValueError, KeyError, TypeError, AttributeError, OverflowError, RecursionError) as error:
             raise CorruptJournalError(path, 0, f"compaction control file is damaged ({error}). "
                                       f"A compaction had committed its swap here, so neither "
                                       f"the old nor the new files can be trusted to be whole "
