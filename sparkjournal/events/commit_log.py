@@ -35,6 +35,7 @@ import pyarrow.fs as pafs
 
 from ..errors import SparkJournalError
 from ..io.files_io import write_file_atomically
+from ..io.modes import make_dirs
 
 FORMAT = 1
 SCHEMA_FILE = "schema.arrow"
@@ -176,7 +177,7 @@ class CommitLog:
     def _write(self, path: str, data: bytes) -> None:
         try:
             if self.local:
-                os.makedirs(os.path.dirname(path), mode=0o750, exist_ok=True)
+                make_dirs(os.path.dirname(path))
                 write_file_atomically(path, data)
                 return
             self.fs.create_dir(path.rsplit("/", 1)[0], recursive=True)

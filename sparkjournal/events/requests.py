@@ -34,6 +34,7 @@ import uuid
 
 from ..errors import SparkJournalError
 from ..io.files_io import fsync_dir, remove_quietly, write_file_atomically
+from ..io.modes import make_dirs
 
 log = logging.getLogger("sparkjournal.requests")
 REQUESTS = "requests"
@@ -47,7 +48,7 @@ class RequestError(SparkJournalError):
 def submit(lane: str, kind: str, payload: dict) -> str:
     """Writes a request durably; returns its path."""
     folder = os.path.join(lane, REQUESTS)
-    os.makedirs(folder, mode=0o750, exist_ok=True)
+    make_dirs(folder)
     name = f"{time.time_ns():020d}-{uuid.uuid4().hex[:12]}.json"
     path = os.path.join(folder, name)
     write_file_atomically(path, json.dumps({"format": FORMAT, "kind": kind, **payload},

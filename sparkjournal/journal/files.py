@@ -22,6 +22,7 @@ import shutil
 
 from ..config import JournalConfig
 from ..io.files_io import create_zero_filled, fsync_dir, overwrite_durably
+from ..io.modes import make_dirs
 from ..format import layout
 from .datafile import FileHeader, data_file_name, file_number
 from .next_file import NextFile
@@ -120,7 +121,7 @@ class DataFiles:
             self.in_use.remove(data_file)
             if self.config.archive:
                 archive = os.path.join(self.directory, self.config.archiveDirectory)
-                os.makedirs(archive, exist_ok=True)
+                make_dirs(archive)
                 shutil.move(data_file.path, os.path.join(archive, os.path.basename(data_file.path)))
                 fsync_dir(self.directory)
             elif self.config.poolFiles < 0 or \

@@ -29,6 +29,7 @@ from ..errors import SparkJournalError, TransactionError
 from ..format import layout
 from ..format.codec import CODEC
 from ..io.files_io import overwrite_durably
+from ..io.modes import make_dirs, use_config_modes
 from ..io.probe import choose_factory
 from . import batch as batch_mod
 from .appender import Appender
@@ -144,11 +145,12 @@ class Journal(JournalSnapshot):
     @classmethod
     def open(cls, path: str, config: JournalConfig | None = None, **options) -> "Journal":
         config = config.with_options(options) if config else load_config(options)
+        use_config_modes(path, config)
         if not os.path.isdir(path):
             if not config.createDirs:
                 raise SparkJournalError(f"journal folder {path} does not exist and createDirs "
                                         f"is false; create it or set createDirs=true")
-            os.makedirs(path, mode=0o750, exist_ok=True)
+            make_dirs(path)
         lock = LaneLock(path)
         lock.acquire(wait=config.lockWait)
         try:
@@ -161,6 +163,7 @@ class Journal(JournalSnapshot):
     def read(path: str, config: JournalConfig | None = None, **options) -> JournalSnapshot:
         """A lock-free snapshot: safe beside a running writer; changes nothing."""
         config = config.with_options(options) if config else load_config(options)
+        use_config_modes(path, config)
         if not os.path.isdir(path):
             raise SparkJournalError(f"no journal at {path}: the folder does not exist")
         hold = hold_for_reading(path)

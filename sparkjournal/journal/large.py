@@ -25,6 +25,7 @@ from ..format import layout
 from ..format.codec import CODEC
 from ..io.direct_write import STAGE_MAX, Stage, write_new_file
 from ..io.files_io import fsync_dir
+from ..io.modes import make_dirs
 
 FOLDER = "large"
 SUFFIX = ".body"
@@ -35,7 +36,7 @@ class LargeStore:
         self.directory = os.path.join(lane_dir, FOLDER)
         self._stage = Stage()
         if create:
-            os.makedirs(self.directory, exist_ok=True)
+            make_dirs(self.directory)
 
     def path(self, large_id: int) -> str:
         return os.path.join(self.directory, f"{large_id:016x}{SUFFIX}")

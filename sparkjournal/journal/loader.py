@@ -20,6 +20,7 @@ import shutil
 
 from ..errors import CorruptJournalError
 from ..format import layout
+from ..io.modes import make_dirs
 from .datafile import BadHeader, FileHeader, MappedFile, is_data_file_debris, read_header
 from .records import LoadReport, Recovery, TornTail
 from .state import JournalState
@@ -54,7 +55,7 @@ class LoadedJournal:
 
 def move_to_attic(directory: str, path: str) -> str:
     attic = os.path.join(directory, ATTIC)
-    os.makedirs(attic, exist_ok=True)
+    make_dirs(attic)
     target = os.path.join(attic, os.path.basename(path))
     while os.path.exists(target):
         target += ".1"

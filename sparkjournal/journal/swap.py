@@ -28,6 +28,7 @@ from ..errors import CorruptJournalError
 from ..faults import crash_point
 from ..format.codec import CODEC
 from ..io.files_io import fsync_dir, write_file_atomically
+from ..io.modes import make_dirs
 from .datafile import COMPACTING_SUFFIX, is_data_file_name
 from .fileset import GENERATION_FILE
 
@@ -143,7 +144,7 @@ def finish_swap(directory: str, control: ControlFile, archive_dir: str | None = 
 
 
 def _archive(path: str, archive_dir: str) -> None:
-    os.makedirs(archive_dir, mode=0o750, exist_ok=True)
+    make_dirs(archive_dir)
     target = os.path.join(archive_dir, os.path.basename(path))
     while os.path.exists(target):
         target += ".1"

@@ -41,6 +41,7 @@ from ..config import JournalConfig, load_config
 from ..faults import crash_point
 from ..format import layout
 from ..format.codec import CODEC
+from ..io.modes import use_config_modes
 from ..io.direct_write import Stage, write_new_file
 from ..io.files_io import fsync_dir, remove_quietly
 from ..journal.datafile import FileHeader
@@ -106,6 +107,7 @@ def compact_lane(lane: str, config: JournalConfig | None = None, *, force: bool 
     """Compacts one lane (module doc); ``events``: the lane holds a stream's
     events (a lane of a node root), so deletion vectors are applied."""
     config = config.with_options(options) if config else load_config(options)
+    use_config_modes(lane, config)
     started = time.monotonic()
     report = CompactionReport(lane)
     maintenance = try_hold_maintenance(lane)

@@ -27,7 +27,8 @@ from ..config import load_config
 from ..journal.journal import Journal
 from ..journal.lock import LaneLock
 from ..events.commit_log import CommitLog, Decision, default_log_uri  # noqa: F401 - re-exported
-from ..events.node import read_node_id
+from ..events.node import read_node_id, resolve_root
+from ..io.modes import use_config_modes
 from ..events.resolve import commit_log, resolve_lane
 from .schema import evolve
 
@@ -67,6 +68,7 @@ class BatchCommitter:
         self.path = path
         self.options = dict(options)
         self.config = load_config(self.options)
+        use_config_modes(resolve_root(path), self.config)
         self.log_uri = log_uri or default_log_uri(path)
         self.log: CommitLog = commit_log(self.log_uri)
         self._schema = None                         # the last batch schema accepted
