@@ -33,7 +33,7 @@ import uuid
 import pyarrow as pa
 import pyarrow.fs as pafs
 
-from ..errors import SparkJournalError
+from ..errors import FormatVersionError, SparkJournalError
 from ..io.files_io import write_file_atomically
 from ..io.modes import make_dirs
 
@@ -75,7 +75,10 @@ class Decision:
     def from_json(cls, raw: bytes, where: str) -> "Decision":
         try:
             data = json.loads(raw)
-            if data.get("format") != FORMAT:
+            found = data.get("format")
+            if isinstance(found, int) and not isinstance(found, bool) and found > FORMAT:
+                raise FormatVersionError(where, found, FORMAT, "commit log entry")
+            if found != FORMAT:
                 raise ValueError(f"format {data.get('format')!r}, expected {FORMAT}")
             return cls(str(data["query"]), int(data["batch"]), int(data["committed_at_ms"]),
                        list(data["txs"]))

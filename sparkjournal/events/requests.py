@@ -32,7 +32,7 @@ import os
 import time
 import uuid
 
-from ..errors import SparkJournalError
+from ..errors import FormatVersionError, SparkJournalError
 from ..io.files_io import fsync_dir, remove_quietly, write_file_atomically
 from ..io.modes import make_dirs
 
@@ -75,6 +75,9 @@ def pending(lane: str) -> list[tuple[str, dict]]:
             raise RequestError(f"lane request {path} is not valid JSON ({error}); it was written "
                                f"atomically, so it is damaged: remove it and run the maintenance "
                                f"job that wrote it again") from error
+        found_format = request.get("format") if isinstance(request, dict) else None
+        if isinstance(found_format, int) and found_format > FORMAT:
+            raise FormatVersionError(path, found_format, FORMAT, "lane request")
         if not isinstance(request, dict) or request.get("format") != FORMAT or "kind" not in request:
             raise RequestError(f"lane request {path} is not a format {FORMAT} request")
         found.append((path, request))

@@ -24,7 +24,7 @@ import json
 import os
 import shutil
 
-from ..errors import CorruptJournalError
+from ..errors import CorruptJournalError, FormatVersionError
 from ..faults import crash_point
 from ..format.codec import CODEC
 from ..io.files_io import fsync_dir, write_file_atomically
@@ -52,6 +52,7 @@ class ControlFile:
     def decode(cls, raw: bytes, path: str) -> "ControlFile":
         try:
             data = json.loads(raw)
+            _refuse_newer(data, path)
             crc = data.pop("crc32c")
             canonical = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
             if CODEC.crc32c(canonical) != crc:
@@ -72,6 +73,14 @@ class ControlFile:
                                       f"the old nor the new files can be trusted to be whole "
                                       f"on their own: restore the lane from a backup, or "
                                       f"inspect it with `sparkjournal inspect`") from error
+
+
+def _refuse_newer(data, path: str) -> None:
+    """A control file of a newer format is refused before anything else of it
+    (its checksum may be computed differently) is interpreted."""
+    found = data.get("format") if isinstance(data, dict) else None
+    if isinstance(found, int) and not isinstance(found, bool) and found > CONTROL_FORMAT:
+        raise FormatVersionError(path, found, CONTROL_FORMAT, "compaction control file")
 
 
 def read_control(directory: str) -> ControlFile | None:
