@@ -35,6 +35,7 @@ import uuid
 from ..errors import FormatVersionError, SparkJournalError
 from ..io.files_io import fsync_dir, remove_quietly, write_file_atomically
 from ..io.modes import make_dirs
+from ..journal.inside import check_inside
 
 log = logging.getLogger("sparkjournal.requests")
 REQUESTS = "requests"
@@ -47,7 +48,7 @@ class RequestError(SparkJournalError):
 
 def submit(lane: str, kind: str, payload: dict) -> str:
     """Writes a request durably; returns its path."""
-    folder = os.path.join(lane, REQUESTS)
+    folder = check_inside(lane, REQUESTS, "the lane requests folder")
     make_dirs(folder)
     name = f"{time.time_ns():020d}-{uuid.uuid4().hex[:12]}.json"
     path = os.path.join(folder, name)
@@ -58,7 +59,7 @@ def submit(lane: str, kind: str, payload: dict) -> str:
 
 def pending(lane: str) -> list[tuple[str, dict]]:
     """(path, request) of every request not carried out yet, oldest first."""
-    folder = os.path.join(lane, REQUESTS)
+    folder = check_inside(lane, REQUESTS, "the lane requests folder")
     try:
         names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
     except FileNotFoundError:
@@ -66,6 +67,7 @@ def pending(lane: str) -> list[tuple[str, dict]]:
     found = []
     for name in names:
         path = os.path.join(folder, name)
+        check_inside(lane, os.path.join(REQUESTS, name), "lane request")
         try:
             with open(path, "rb") as handle:
                 request = json.loads(handle.read())

@@ -36,6 +36,7 @@ from .appender import Appender
 from .datafile import MappedFile
 from .fileset import hold_for_reading, maintenance_running, read_generation, try_hold_exclusive
 from .files import DataFile, DataFiles, first_write_offset
+from .inside import check_inside
 from .large import IpcBody, LargeStore
 from .loader import LoadedJournal, load
 from .lock import LaneLock
@@ -178,6 +179,8 @@ class Journal(JournalSnapshot):
 
     def __init__(self, path: str, config: JournalConfig, lock: LaneLock):
         self._lock_file = lock
+        if config.archive:          # refused at open, not at the first reclaim mid-write
+            check_inside(path, config.archiveDirectory, "archiveDirectory")
         self.factory = choose_factory(path, config)
         self._appender = None
         try:
@@ -386,7 +389,9 @@ class Journal(JournalSnapshot):
             reclaim(self._state, self._files, self.large, self._maps)
 
     def _archive_dir(self) -> str | None:
-        return os.path.join(self.directory, self.config.archiveDirectory) if self.config.archive else None
+        if not self.config.archive:
+            return None
+        return check_inside(self.directory, self.config.archiveDirectory, "archiveDirectory")
 
     def _reload(self) -> None:
         """Replaces the loaded state with what the lane's files hold now (after a

@@ -26,6 +26,7 @@ from ..format.codec import CODEC
 from ..io.direct_write import STAGE_MAX, Stage, write_new_file
 from ..io.files_io import fsync_dir
 from ..io.modes import make_dirs
+from .inside import check_inside
 
 FOLDER = "large"
 SUFFIX = ".body"
@@ -34,6 +35,7 @@ SUFFIX = ".body"
 class LargeStore:
     def __init__(self, lane_dir: str, create: bool):
         self.directory = os.path.join(lane_dir, FOLDER)
+        check_inside(lane_dir, FOLDER, "the large records folder")
         self._stage = Stage()
         if create:
             make_dirs(self.directory)

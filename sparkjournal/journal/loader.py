@@ -22,6 +22,7 @@ from ..errors import CorruptJournalError
 from ..format import layout
 from ..io.modes import make_dirs
 from .datafile import BadHeader, FileHeader, MappedFile, is_data_file_debris, read_header
+from .inside import check_inside
 from .records import LoadReport, Recovery, TornTail
 from .state import JournalState
 from .swap import ControlFile, lane_view
@@ -54,7 +55,7 @@ class LoadedJournal:
 
 
 def move_to_attic(directory: str, path: str) -> str:
-    attic = os.path.join(directory, ATTIC)
+    attic = check_inside(directory, ATTIC, "the attic folder")
     make_dirs(attic)
     target = os.path.join(attic, os.path.basename(path))
     while os.path.exists(target):

@@ -14,6 +14,7 @@ from ..errors import SparkJournalError
 from .journal import Journal, JournalSnapshot
 from .lanes import LANE, lane_name, list_lanes  # noqa: F401 - LANE re-exported
 from ..io.modes import make_dir, make_dirs, use_config_modes
+from .inside import refuse_link
 from .lock import LaneLock
 
 
@@ -36,6 +37,7 @@ class JournalRoot:
             make_dirs(self.path)
         for number in range(max_lanes):
             lane = os.path.join(self.path, lane_name(number))
+            refuse_link(lane, "lane", self.path)
             try:
                 make_dir(lane)
             except FileExistsError:

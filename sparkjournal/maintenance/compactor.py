@@ -42,6 +42,7 @@ from ..faults import crash_point
 from ..format import layout
 from ..format.codec import CODEC
 from ..io.modes import use_config_modes
+from ..journal.inside import check_inside
 from ..io.direct_write import Stage, write_new_file
 from ..io.files_io import fsync_dir, remove_quietly
 from ..journal.datafile import FileHeader
@@ -115,7 +116,8 @@ def compact_lane(lane: str, config: JournalConfig | None = None, *, force: bool 
         report.reason = "another maintenance process holds the lane (compact.lock)"
         return report
     with maintenance:
-        archive = os.path.join(lane, config.archiveDirectory) if config.archive else None
+        archive = (check_inside(lane, config.archiveDirectory, "archiveDirectory")
+                   if config.archive else None)
         if read_control(lane) is not None:
             report.finished_interrupted_swap = _swap(lane, read_control(lane), archive, swap_wait)
         _remove_debris(lane)
