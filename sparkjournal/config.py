@@ -77,6 +77,26 @@ def parse_bool(key: str, value: Any) -> bool:
     raise ConfigError(key, value, "true or false")
 
 
+def parse_mode(key: str, value: Any, owner: int) -> int:
+    """Octal permission bits (``0750``, ``750``, ``0o750``; a Python int is taken
+    as the bits themselves). The owner needs ``owner`` (rwx for folders, rw for
+    files) or the journal could not work; world write is refused."""
+    accepted = (f"octal permission bits such as {oct(owner | 0o50)[2:].rjust(4, '0')}, with at "
+                f"least {oct(owner)[2:]} for the owner and no write for others (o-w)")
+    if isinstance(value, bool):
+        raise ConfigError(key, value, accepted)
+    if isinstance(value, int):
+        bits = value
+    else:
+        text = str(value).strip().lower().removeprefix("0o")
+        if not text or any(c not in "01234567" for c in text):
+            raise ConfigError(key, value, accepted)
+        bits = int(text, 8)
+    if bits < 0 or bits > 0o777 or bits & owner != owner or bits & 0o002:
+        raise ConfigError(key, value, accepted)
+    return bits
+
+
 def parse_int(key: str, value: Any, minimum: int, maximum: int | None = None) -> int:
     try:
         number = int(str(value).strip()) if not isinstance(value, bool) else None
@@ -121,6 +141,9 @@ class JournalConfig:
     addressFullPolicy: str = "PAGE"       # over a limit: PAGE, BLOCK, DROP or FAIL
     pageSizeBytes: int = 10 << 20         # about this much per page file
     laneIdleTimeout: int = 60_000_000_000  # ns a Spark worker keeps an unused lane writer open
+    # Who may touch the data (io/modes.py): bits of every folder / file created.
+    dirMode: int = 0o750
+    fileMode: int = 0o640
 
     @property
     def sync_window(self) -> int:
@@ -198,6 +221,10 @@ def _parse_one(key: str, value: Any) -> Any:
             raise ConfigError(key, value, "AUTO (AIO where O_DIRECT works, else NIO), "
                               "ASYNCIO (forced) or NIO (forced)")
         return text
+    if key == "dirMode":
+        return parse_mode(key, value, 0o700)
+    if key == "fileMode":
+        return parse_mode(key, value, 0o600)
     if key == "minFiles":
         return parse_int(key, value, 1)
     if key == "poolFiles":

@@ -28,14 +28,14 @@ class CorruptJournalError(SparkJournalError):
 
 
 class FormatVersionError(SparkJournalError):
-    """A file written by a newer sparkjournal."""
+    """Something on disk written by a newer sparkjournal: refused, never misread."""
 
-    def __init__(self, path: str, found: int, supported: int):
-        self.path, self.found, self.supported = path, found, supported
+    def __init__(self, path: str, found: object, supported: int, what: str = "file"):
+        self.path, self.found, self.supported, self.what = path, found, supported, what
         super().__init__(
-            f"{path} has format version {found}, newer than version {supported} which "
-            f"this sparkjournal reads; upgrade sparkjournal to open it (the file was "
-            f"left untouched)")
+            f"{what} {path} was written by a newer sparkjournal (format {found}, this "
+            f"reads up to {supported}): upgrade sparkjournal to read it. Nothing was "
+            f"changed")
 
 
 class JournalLockedError(SparkJournalError):

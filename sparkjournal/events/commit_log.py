@@ -33,8 +33,9 @@ import uuid
 import pyarrow as pa
 import pyarrow.fs as pafs
 
-from ..errors import SparkJournalError
+from ..errors import FormatVersionError, SparkJournalError
 from ..io.files_io import write_file_atomically
+from ..io.modes import make_dirs
 
 FORMAT = 1
 SCHEMA_FILE = "schema.arrow"
@@ -74,8 +75,13 @@ class Decision:
     def from_json(cls, raw: bytes, where: str) -> "Decision":
         try:
             data = json.loads(raw)
-            if not isinstance(data, dict) or data.get("format") != FORMAT:
-                raise ValueError(f"not a format {FORMAT} decision")
+            if not isinstance(data, dict):
+                raise ValueError("not a JSON object")
+            found = data.get("format")
+            if isinstance(found, int) and not isinstance(found, bool) and found > FORMAT:
+                raise FormatVersionError(where, found, FORMAT, "commit log entry")
+            if found != FORMAT:
+                raise ValueError(f"format {found!r}, expected {FORMAT}")
             txs = data["txs"]
             if not isinstance(txs, list) or not all(_is_tx(t) for t in txs):
                 raise ValueError("txs must be a list of {node, lane, tx, ...} with whole row counts")
@@ -184,7 +190,7 @@ class CommitLog:
     def _write(self, path: str, data: bytes) -> None:
         try:
             if self.local:
-                os.makedirs(os.path.dirname(path), mode=0o750, exist_ok=True)
+                make_dirs(os.path.dirname(path))
                 write_file_atomically(path, data)
                 return
             self.fs.create_dir(path.rsplit("/", 1)[0], recursive=True)

@@ -32,11 +32,12 @@ import struct
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import SparkJournalError
+from ..errors import FormatVersionError, SparkJournalError
 
 DELETION_VECTOR = 2                    # the user type of deletion vector records
 ROW_COLUMN = "__sj_row"                # original positions, where rows were dropped
 MAGIC = b"SJDV"
+VERSION = 1
 FLAG_ALL = 0x01
 HEAD = struct.Struct("<4sBBHQI")
 
@@ -49,18 +50,21 @@ class DeletionVectorError(SparkJournalError, ValueError):
 def encode_vector(target: int, positions) -> bytes:
     """A deletion vector body; ``positions`` None means every row."""
     if positions is None:
-        return HEAD.pack(MAGIC, 1, FLAG_ALL, 0, target, 0)
+        return HEAD.pack(MAGIC, VERSION, FLAG_ALL, 0, target, 0)
     ordered = sorted(set(int(p) for p in positions))
-    return HEAD.pack(MAGIC, 1, 0, 0, target, len(ordered)) + struct.pack(f"<{len(ordered)}I", *ordered)
+    return HEAD.pack(MAGIC, VERSION, 0, 0, target, len(ordered)) + struct.pack(f"<{len(ordered)}I", *ordered)
 
 
-def decode_vector(body) -> tuple[int, pa.Array | None]:
-    """(target record id, its deleted original positions, or None for all)."""
+def decode_vector(body, where: str = "a deletion vector") -> tuple[int, pa.Array | None]:
+    """(target record id, its deleted original positions, or None for all).
+    A vector of a newer version (``where`` names it) is refused, never guessed at."""
     raw = memoryview(body).cast("B")
     if raw.nbytes < HEAD.size:
         raise DeletionVectorError(f"a deletion vector of {raw.nbytes} bytes is shorter than its header")
     magic, version, flags, _reserved, target, count = HEAD.unpack_from(raw)
-    if magic != MAGIC or version != 1:
+    if magic == MAGIC and version > VERSION:
+        raise FormatVersionError(where, version, VERSION, "deletion vector")
+    if magic != MAGIC or version != VERSION:
         raise DeletionVectorError(f"not a version 1 deletion vector (magic {magic!r}, version {version})")
     if flags & FLAG_ALL:
         return target, None
@@ -99,8 +103,8 @@ class Deletions:
         for record_id, rows in other._rows.items():
             self.add(record_id, rows)
 
-    def add_vector(self, body) -> None:
-        target, positions = decode_vector(body)
+    def add_vector(self, body, where: str = "a deletion vector") -> None:
+        target, positions = decode_vector(body, where)
         self.add(target, positions)
 
     def rows_of(self, record_id: int) -> set | None:

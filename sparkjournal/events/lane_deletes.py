@@ -71,7 +71,8 @@ def lane_deletions(snapshot, pending_now: Deletions | None = None) -> Deletions:
     deletions = Deletions()
     for record in snapshot.records():
         if record.user_type == DELETION_VECTOR:
-            deletions.add_vector(record.body)
+            deletions.add_vector(record.body, f"record {record.record_id} of lane "
+                                              f"{getattr(snapshot, 'directory', '?')}")
     if pending_now:
         deletions.merge(pending_now)
     return deletions

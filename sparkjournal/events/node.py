@@ -27,6 +27,7 @@ import uuid
 
 from ..errors import SparkJournalError
 from ..io.files_io import fsync_dir
+from ..io.modes import create_file, make_dirs
 
 NODE_ID_FILE = "NODE_ID"
 PLACEHOLDERS = ("{host}", "{executor}")
@@ -82,10 +83,10 @@ def node_id(root: str) -> str:
     existing = read_node_id(root)
     if existing:
         return existing
-    os.makedirs(root, mode=0o750, exist_ok=True)
+    make_dirs(root)
     ident = f"{uuid.uuid4().hex}@{socket.gethostname()}"
     tmp = os.path.join(root, f".{NODE_ID_FILE}.{uuid.uuid4().hex}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o640)
+    fd = create_file(tmp, os.O_WRONLY | os.O_EXCL)
     try:
         os.write(fd, ident.encode() + b"\n")
         os.fsync(fd)

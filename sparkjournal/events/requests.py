@@ -32,8 +32,10 @@ import os
 import time
 import uuid
 
-from ..errors import SparkJournalError
+from ..errors import FormatVersionError, SparkJournalError
 from ..io.files_io import fsync_dir, remove_quietly, write_file_atomically
+from ..io.modes import make_dirs
+from ..journal.inside import check_inside
 
 log = logging.getLogger("sparkjournal.requests")
 REQUESTS = "requests"
@@ -46,8 +48,8 @@ class RequestError(SparkJournalError):
 
 def submit(lane: str, kind: str, payload: dict) -> str:
     """Writes a request durably; returns its path."""
-    folder = os.path.join(lane, REQUESTS)
-    os.makedirs(folder, mode=0o750, exist_ok=True)
+    folder = check_inside(lane, REQUESTS, "the lane requests folder")
+    make_dirs(folder)
     name = f"{time.time_ns():020d}-{uuid.uuid4().hex[:12]}.json"
     path = os.path.join(folder, name)
     write_file_atomically(path, json.dumps({"format": FORMAT, "kind": kind, **payload},
@@ -57,7 +59,7 @@ def submit(lane: str, kind: str, payload: dict) -> str:
 
 def pending(lane: str) -> list[tuple[str, dict]]:
     """(path, request) of every request not carried out yet, oldest first."""
-    folder = os.path.join(lane, REQUESTS)
+    folder = check_inside(lane, REQUESTS, "the lane requests folder")
     try:
         names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
     except FileNotFoundError:
@@ -65,6 +67,7 @@ def pending(lane: str) -> list[tuple[str, dict]]:
     found = []
     for name in names:
         path = os.path.join(folder, name)
+        check_inside(lane, os.path.join(REQUESTS, name), "lane request")
         try:
             with open(path, "rb") as handle:
                 request = json.loads(handle.read())
@@ -74,6 +77,9 @@ def pending(lane: str) -> list[tuple[str, dict]]:
             raise RequestError(f"lane request {path} is not valid JSON ({error}); it was written "
                                f"atomically, so it is damaged: remove it and run the maintenance "
                                f"job that wrote it again") from error
+        found_format = request.get("format") if isinstance(request, dict) else None
+        if isinstance(found_format, int) and found_format > FORMAT:
+            raise FormatVersionError(path, found_format, FORMAT, "lane request")
         if not isinstance(request, dict) or request.get("format") != FORMAT or "kind" not in request:
             raise RequestError(f"lane request {path} is not a format {FORMAT} request")
         found.append((path, request))

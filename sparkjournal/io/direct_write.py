@@ -25,6 +25,7 @@ from typing import Callable
 
 from ..format.codec import CODEC
 from .files_io import remove_quietly, write_all
+from .modes import create_file
 from .sequential_file import io_error
 
 BLOCK = 4096                   # O_DIRECT alignment that every device here accepts
@@ -83,13 +84,13 @@ def write_new_file(path: str, stage: Stage, body=None, size: int | None = None,
 
 
 def _create(path: str) -> int:
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+    flags = os.O_WRONLY | os.O_EXCL
     try:
-        return os.open(path, flags | getattr(os, "O_DIRECT", 0), 0o644)
+        return create_file(path, flags | getattr(os, "O_DIRECT", 0))
     except OSError as error:
         if error.errno != errno_codes.EINVAL:          # EINVAL: no O_DIRECT here
             raise
-    return os.open(path, flags, 0o644)
+    return create_file(path, flags)
 
 
 def _allocate(fd: int, size: int) -> None:

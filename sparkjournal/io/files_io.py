@@ -16,6 +16,7 @@ import errno as errno_codes
 import mmap
 import os
 
+from .modes import create_file
 from .sequential_file import io_error
 
 ZERO_CHUNK = 1 << 20      # one large aligned write at a time
@@ -54,8 +55,7 @@ def write_file_atomically(path: str, data) -> None:
     def write(fd: int) -> None:
         write_all(fd, memoryview(data).cast("B"), 0)
 
-    _publish(path, lambda tmp: os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC,
-                                       0o644), write, "writing")
+    _publish(path, lambda tmp: create_file(tmp, os.O_WRONLY | os.O_TRUNC), write, "writing")
 
 
 def _publish(path: str, open_tmp, write, action: str) -> None:
@@ -106,14 +106,14 @@ def create_zero_filled(path: str, size: int, header_bytes) -> None:
 
 
 def _open_for_fill(tmp: str, direct: bool) -> int:
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
+    flags = os.O_WRONLY | os.O_TRUNC
     if direct:
         try:
-            return os.open(tmp, flags | os.O_DIRECT, 0o644)
+            return create_file(tmp, flags | os.O_DIRECT)
         except OSError as error:
             if error.errno != errno_codes.EINVAL:     # EINVAL: no O_DIRECT here
                 raise
-    return os.open(tmp, flags, 0o644)
+    return create_file(tmp, flags)
 
 
 def write_all(fd: int, view: memoryview, offset: int) -> None:

@@ -68,7 +68,7 @@ def decode_header(raw: bytes, path: str) -> FileHeader:
     if CODEC.crc32c(raw[:crc_at]) != stored_crc:
         raise BadHeader("header checksum mismatch")
     if version > layout.FORMAT_VERSION:
-        raise FormatVersionError(path, version, layout.FORMAT_VERSION)
+        raise FormatVersionError(path, version, layout.FORMAT_VERSION, "data file")
     fields = struct_.unpack_from(raw)
     if version == 1:
         fields += (0, 0)                    # no id watermark before version 2

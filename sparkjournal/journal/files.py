@@ -22,8 +22,10 @@ import shutil
 
 from ..config import JournalConfig
 from ..io.files_io import create_zero_filled, fsync_dir, overwrite_durably
+from ..io.modes import make_dirs
 from ..format import layout
 from .datafile import FileHeader, data_file_name, file_number
+from .inside import check_inside
 from .next_file import NextFile
 
 
@@ -122,8 +124,9 @@ class DataFiles:
             data_file = next(f for f in self.in_use if f.file_id == file_id)
             self.in_use.remove(data_file)
             if self.config.archive:
-                archive = os.path.join(self.directory, self.config.archiveDirectory)
-                os.makedirs(archive, exist_ok=True)
+                archive = check_inside(self.directory, self.config.archiveDirectory,
+                                       "archiveDirectory")
+                make_dirs(archive)
                 shutil.move(data_file.path, os.path.join(archive, os.path.basename(data_file.path)))
                 fsync_dir(self.directory)
             elif self.config.poolFiles < 0 or \

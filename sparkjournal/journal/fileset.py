@@ -31,6 +31,8 @@ import fcntl
 import os
 import time
 
+from ..io.modes import create_file
+
 FILES_LOCK = "files.lock"
 MAINTENANCE_LOCK = "compact.lock"
 GENERATION_FILE = "files.gen"
@@ -57,7 +59,7 @@ class HeldLock:
 
 def _open(path: str, create: bool) -> int | None:
     try:
-        return os.open(path, (os.O_RDWR | os.O_CREAT) if create else os.O_RDONLY, 0o640)
+        return create_file(path, os.O_RDWR) if create else os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except PermissionError:
         if create:
             return _open(path, create=False)

@@ -29,12 +29,14 @@ from ..errors import SparkJournalError, TransactionError
 from ..format import layout
 from ..format.codec import CODEC
 from ..io.files_io import overwrite_durably
+from ..io.modes import make_dirs, use_config_modes
 from ..io.probe import choose_factory
 from . import batch as batch_mod
 from .appender import Appender
 from .datafile import MappedFile
 from .fileset import hold_for_reading, maintenance_running, read_generation, try_hold_exclusive
 from .files import DataFile, DataFiles, first_write_offset
+from .inside import check_inside
 from .large import IpcBody, LargeStore
 from .loader import LoadedJournal, load
 from .lock import LaneLock
@@ -144,11 +146,12 @@ class Journal(JournalSnapshot):
     @classmethod
     def open(cls, path: str, config: JournalConfig | None = None, **options) -> "Journal":
         config = config.with_options(options) if config else load_config(options)
+        use_config_modes(path, config)
         if not os.path.isdir(path):
             if not config.createDirs:
                 raise SparkJournalError(f"journal folder {path} does not exist and createDirs "
                                         f"is false; create it or set createDirs=true")
-            os.makedirs(path, mode=0o750, exist_ok=True)
+            make_dirs(path)
         lock = LaneLock(path)
         lock.acquire(wait=config.lockWait)
         try:
@@ -161,6 +164,7 @@ class Journal(JournalSnapshot):
     def read(path: str, config: JournalConfig | None = None, **options) -> JournalSnapshot:
         """A lock-free snapshot: safe beside a running writer; changes nothing."""
         config = config.with_options(options) if config else load_config(options)
+        use_config_modes(path, config)
         if not os.path.isdir(path):
             raise SparkJournalError(f"no journal at {path}: the folder does not exist")
         hold = hold_for_reading(path)
@@ -175,6 +179,8 @@ class Journal(JournalSnapshot):
 
     def __init__(self, path: str, config: JournalConfig, lock: LaneLock):
         self._lock_file = lock
+        if config.archive:          # refused at open, not at the first reclaim mid-write
+            check_inside(path, config.archiveDirectory, "archiveDirectory")
         self.factory = choose_factory(path, config)
         self._appender = None
         try:
@@ -390,7 +396,9 @@ class Journal(JournalSnapshot):
             reclaim(self._state, self._files, self.large, self._maps)
 
     def _archive_dir(self) -> str | None:
-        return os.path.join(self.directory, self.config.archiveDirectory) if self.config.archive else None
+        if not self.config.archive:
+            return None
+        return check_inside(self.directory, self.config.archiveDirectory, "archiveDirectory")
 
     def _reload(self) -> None:
         """Replaces the loaded state with what the lane's files hold now (after a

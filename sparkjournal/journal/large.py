@@ -25,6 +25,8 @@ from ..format import layout
 from ..format.codec import CODEC
 from ..io.direct_write import STAGE_MAX, Stage, write_new_file
 from ..io.files_io import fsync_dir
+from ..io.modes import make_dirs
+from .inside import check_inside
 
 FOLDER = "large"
 SUFFIX = ".body"
@@ -33,9 +35,10 @@ SUFFIX = ".body"
 class LargeStore:
     def __init__(self, lane_dir: str, create: bool):
         self.directory = os.path.join(lane_dir, FOLDER)
+        check_inside(lane_dir, FOLDER, "the large records folder")
         self._stage = Stage()
         if create:
-            os.makedirs(self.directory, exist_ok=True)
+            make_dirs(self.directory)
 
     def path(self, large_id: int) -> str:
         return os.path.join(self.directory, f"{large_id:016x}{SUFFIX}")

@@ -20,7 +20,9 @@ import shutil
 
 from ..errors import CorruptJournalError, TransactionError
 from ..format import layout
+from ..io.modes import make_dirs
 from .datafile import BadHeader, FileHeader, MappedFile, is_data_file_debris, read_header
+from .inside import check_inside
 from .records import LoadReport, Recovery, TornTail
 from .state import JournalState
 from .swap import ControlFile, lane_view
@@ -53,8 +55,8 @@ class LoadedJournal:
 
 
 def move_to_attic(directory: str, path: str) -> str:
-    attic = os.path.join(directory, ATTIC)
-    os.makedirs(attic, exist_ok=True)
+    attic = check_inside(directory, ATTIC, "the attic folder")
+    make_dirs(attic)
     target = os.path.join(attic, os.path.basename(path))
     while os.path.exists(target):
         target += ".1"

@@ -11,6 +11,7 @@ import os
 import time
 
 from ..errors import JournalLockedError
+from ..io.modes import create_file
 
 LOCK_FILE = "journal.lock"
 
@@ -21,7 +22,7 @@ class LaneLock:
         self._fd: int | None = None
 
     def try_acquire(self) -> bool:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o640)
+        fd = create_file(self.path, os.O_RDWR)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as error:

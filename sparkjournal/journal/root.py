@@ -13,6 +13,8 @@ from ..config import JournalConfig, load_config
 from ..errors import SparkJournalError
 from .journal import Journal, JournalSnapshot
 from .lanes import LANE, lane_name, list_lanes  # noqa: F401 - LANE re-exported
+from ..io.modes import make_dir, make_dirs, use_config_modes
+from .inside import refuse_link
 from .lock import LaneLock
 
 
@@ -20,6 +22,7 @@ class JournalRoot:
     def __init__(self, path: str, config: JournalConfig | None = None, **options):
         self.path = path
         self.config = config.with_options(options) if config else load_config(options)
+        use_config_modes(path, self.config)
 
     def lanes(self) -> list[str]:
         """Lane folders, in lane order."""
@@ -31,11 +34,12 @@ class JournalRoot:
             if not self.config.createDirs:
                 raise SparkJournalError(f"journal root {self.path} does not exist and createDirs "
                                         f"is false; create it or set createDirs=true")
-            os.makedirs(self.path, mode=0o750, exist_ok=True)
+            make_dirs(self.path)
         for number in range(max_lanes):
             lane = os.path.join(self.path, lane_name(number))
+            refuse_link(lane, "lane", self.path)
             try:
-                os.mkdir(lane, 0o750)
+                make_dir(lane)
             except FileExistsError:
                 pass
             lock = LaneLock(lane)

@@ -24,10 +24,11 @@ import json
 import os
 import shutil
 
-from ..errors import CorruptJournalError
+from ..errors import CorruptJournalError, FormatVersionError
 from ..faults import crash_point
 from ..format.codec import CODEC
 from ..io.files_io import fsync_dir, write_file_atomically
+from ..io.modes import make_dirs
 from .datafile import COMPACTING_SUFFIX, is_data_file_name
 from .fileset import GENERATION_FILE
 
@@ -51,6 +52,7 @@ class ControlFile:
     def decode(cls, raw: bytes, path: str) -> "ControlFile":
         try:
             data = json.loads(raw)
+            _refuse_newer(data, path)
             crc = data.pop("crc32c")
             canonical = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
             if CODEC.crc32c(canonical) != crc:
@@ -71,6 +73,14 @@ class ControlFile:
                                       f"the old nor the new files can be trusted to be whole "
                                       f"on their own: restore the lane from a backup, or "
                                       f"inspect it with `sparkjournal inspect`") from error
+
+
+def _refuse_newer(data, path: str) -> None:
+    """A control file of a newer format is refused before anything else of it
+    (its checksum may be computed differently) is interpreted."""
+    found = data.get("format") if isinstance(data, dict) else None
+    if isinstance(found, int) and not isinstance(found, bool) and found > CONTROL_FORMAT:
+        raise FormatVersionError(path, found, CONTROL_FORMAT, "compaction control file")
 
 
 def read_control(directory: str) -> ControlFile | None:
@@ -143,7 +153,7 @@ def finish_swap(directory: str, control: ControlFile, archive_dir: str | None = 
 
 
 def _archive(path: str, archive_dir: str) -> None:
-    os.makedirs(archive_dir, mode=0o750, exist_ok=True)
+    make_dirs(archive_dir)
     target = os.path.join(archive_dir, os.path.basename(path))
     while os.path.exists(target):
         target += ".1"

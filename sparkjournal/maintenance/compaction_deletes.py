@@ -32,10 +32,11 @@ def live_vectors(loaded) -> Deletions:
     """Every live deletion vector of the loaded lane, merged."""
     files = {f.file_id: f for f in loaded.files}
     deletions = Deletions()
-    for version in loaded.state.live.values():
+    for record_id, version in loaded.state.live.items():
         if version[V_USER_TYPE] == DELETION_VECTOR:
             start = version[V_OFFSET] + layout.RECORD_HEADER_SIZE
-            deletions.add_vector(files[version[V_FILE]].mapped.view[start:start + version[V_LEN]])
+            deletions.add_vector(files[version[V_FILE]].mapped.view[start:start + version[V_LEN]],
+                                 f"record {record_id} of lane {loaded.directory}")
     return deletions
 
 

@@ -41,6 +41,8 @@ from ..config import JournalConfig, load_config
 from ..faults import crash_point
 from ..format import layout
 from ..format.codec import CODEC
+from ..io.modes import use_config_modes
+from ..journal.inside import check_inside
 from ..io.direct_write import Stage, write_new_file
 from ..io.files_io import fsync_dir, remove_quietly
 from ..journal.datafile import FileHeader
@@ -106,6 +108,7 @@ def compact_lane(lane: str, config: JournalConfig | None = None, *, force: bool 
     """Compacts one lane (module doc); ``events``: the lane holds a stream's
     events (a lane of a node root), so deletion vectors are applied."""
     config = config.with_options(options) if config else load_config(options)
+    use_config_modes(lane, config)
     started = time.monotonic()
     report = CompactionReport(lane)
     maintenance = try_hold_maintenance(lane)
@@ -113,7 +116,8 @@ def compact_lane(lane: str, config: JournalConfig | None = None, *, force: bool 
         report.reason = "another maintenance process holds the lane (compact.lock)"
         return report
     with maintenance:
-        archive = os.path.join(lane, config.archiveDirectory) if config.archive else None
+        archive = (check_inside(lane, config.archiveDirectory, "archiveDirectory")
+                   if config.archive else None)
         if read_control(lane) is not None:
             report.finished_interrupted_swap = _swap(lane, read_control(lane), archive, swap_wait)
         _remove_debris(lane)

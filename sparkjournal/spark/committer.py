@@ -27,7 +27,9 @@ from ..config import load_config
 from ..journal.journal import Journal
 from ..journal.lock import LaneLock
 from ..events.commit_log import CommitLog, Decision, default_log_uri  # noqa: F401 - re-exported
-from ..events.node import read_node_id
+from ..events.node import read_node_id, resolve_root
+from ..io.modes import use_config_modes
+from ..journal.inside import check_inside
 from ..events.resolve import commit_log, resolve_lane
 from .schema import evolve
 
@@ -62,12 +64,26 @@ class BatchMetrics:
                 f"records {self.commit_records_ms:.1f} ms ({self.lanes_committed_now} lanes now)")
 
 
+def check_log_location(path: str, log_uri: str) -> None:
+    """A commit log on a local path under the journal root (the default
+    ``_commits``) must stay inside it (inside.py): no link leads it out. A log
+    elsewhere (fault-tolerant storage, a URI) is the user's explicit choice."""
+    if "://" in log_uri:
+        return
+    root = resolve_root(path)
+    named = os.path.normpath(os.path.abspath(log_uri))
+    if named == root or named.startswith(root.rstrip(os.sep) + os.sep):
+        check_inside(root, named, "commitLog")
+
+
 class BatchCommitter:
     def __init__(self, path: str, options: dict, log_uri: str | None = None):
         self.path = path
         self.options = dict(options)
         self.config = load_config(self.options)
+        use_config_modes(resolve_root(path), self.config)
         self.log_uri = log_uri or default_log_uri(path)
+        check_log_location(path, self.log_uri)
         self.log: CommitLog = commit_log(self.log_uri)
         self._schema = None                         # the last batch schema accepted
 
