@@ -39,7 +39,7 @@ WRITE, DROP = "write", "drop"
 POLL_SECONDS = 0.5
 LOG_EVERY = 30.0
 
-_episodes: dict[str, float] = {}          # lane: when this process last logged it full
+_episodes: dict[tuple, float] = {}        # (lane, policy): when this process last logged it full
 _episodes_lock = threading.Lock()
 
 
@@ -56,13 +56,13 @@ def admit(journal, where: str, *, poll: float = POLL_SECONDS, log_every: float =
     if policy == "FAIL":
         raise JournalFullError(where, full.message(), lane, full.size, full.limit)
     if policy == "PAGE":
-        if _due(lane, None):
+        if _due((lane, policy), None):
             log.warning("%s; addressFullPolicy is PAGE: writing on, the paging job moves the "
                         "oldest events out (logged once until the lane is under its limit)",
                         full.message())
         return WRITE
     if policy == "DROP":
-        if _due(lane, log_every):
+        if _due((lane, policy), log_every):
             log.warning("%s; addressFullPolicy is DROP: the events of %s and of every later "
                         "write until there is space are dropped (counted in the batch metrics)",
                         full.message(), where)
@@ -96,18 +96,20 @@ def wait_for_space(journal, full: FullLane, where: str, *, poll: float = POLL_SE
         time.sleep(poll)
 
 
-def _due(lane: str, every: float | None) -> bool:
-    """Whether to log the lane full now: at the start of an episode, then every
-    ``every`` seconds (None: only at the start)."""
+def _due(key: tuple, every: float | None) -> bool:
+    """Whether to log a lane full under a policy now: at the start of an
+    episode, then every ``every`` seconds (None: only at the start)."""
     now = time.monotonic()
     with _episodes_lock:
-        last = _episodes.get(lane)
+        last = _episodes.get(key)
         if last is not None and (every is None or now - last < every):
             return False
-        _episodes[lane] = now
+        _episodes[key] = now
         return True
 
 
 def _end_episode(lane: str) -> None:
+    """The lane is under its limits: the next time it is full is a new episode."""
     with _episodes_lock:
-        _episodes.pop(lane, None)
+        for key in [k for k in _episodes if k[0] == lane]:
+            del _episodes[key]
