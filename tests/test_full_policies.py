@@ -142,3 +142,158 @@ def test_block_waits_until_a_compaction_in_another_process_frees_space(lane, cap
     logged = [r.getMessage() for r in caplog.records]
     assert any("addressFullPolicy is BLOCK: the next write waits" in m for m in logged), logged
     assert any("has space again" in m for m in logged), logged
+
+
+# --- each policy through the exactly-once sink, on real Spark ----------------------------
+# One partition per batch, and lanes released 200 ms after a task, so every task
+# of these tests writes into lane-000 (wait_lanes_free before each batch).
+LIMIT = 128 << 10
+SPARK_OPTIONS = {**SMALL, "maxSizeBytes": str(LIMIT), "laneIdleTimeout": "200ms"}
+
+
+def events(spark, start, count):
+    return spark.range(start, start + count, numPartitions=1).selectExpr(
+        "id", "timestamp_seconds(id) as ts", "substr(sha2(cast(id as string), 256), 1, 16) as key",
+        "repeat('p', 200) as payload")
+
+
+def ids_of(path):
+    from sparkjournal import read_table
+    table = read_table(path)
+    return sorted(table.column("id").to_pylist()) if table is not None else []
+
+
+def decision(path, batch):
+    from sparkjournal.events.commit_log import CommitLog
+    return CommitLog(os.path.join(path, "_commits")).decision("q", batch)
+
+
+@pytest.fixture
+def full_journal(spark, tmp_path, wait_lanes_free):
+    """(path, lane, sink factory) of a journal whose one lane batch 0 (ids
+    0..999) filled past maxSizeBytes; the factory makes a sink with a policy."""
+    pytest.importorskip("pyspark")
+    from sparkjournal import JournalSink
+    from sparkjournal.events.visible_events import lanes_of
+    path = str(tmp_path / "journal")
+
+    def sink(policy, **options):
+        return JournalSink(path, txnAppId="q", **{**SPARK_OPTIONS, "addressFullPolicy": policy,
+                                                  **options})
+    sink("FAIL")(events(spark, 0, 1000), 0)
+    lanes = lanes_of(path)
+    assert len(lanes) == 1 and lane_bytes(lanes[0]) > LIMIT
+    wait_lanes_free(lanes)
+    return path, lanes[0], sink
+
+
+def test_fail_policy_fails_the_batch_naming_batch_host_lane_size_limit_nothing_visible(
+        spark, full_journal, wait_lanes_free):
+    path, lane, sink = full_journal
+    with pytest.raises(Exception) as failure:
+        sink("FAIL")(events(spark, 1000, 500), 1)
+    message = str(failure.value)
+    assert "JournalFullError" in message, message[:2000]
+    for part in ("batch 1 of query q on host", lane, f"over maxSizeBytes {LIMIT}", "holds"):
+        assert part in message
+    assert decision(path, 1) is None and ids_of(path) == list(range(1000))
+    wait_lanes_free([lane])
+    sink("FAIL", maxSizeBytes="10m")(events(spark, 1000, 500), 1)   # the limit raised: lands once
+    assert ids_of(path) == list(range(1500))
+
+
+def test_drop_policy_drops_counts_in_metrics_and_log_and_lands_nothing(spark, full_journal,
+                                                                        wait_lanes_free, caplog):
+    path, lane, sink = full_journal
+    dropping = sink("DROP")
+    with caplog.at_level(logging.WARNING, logger="sparkjournal.sink"):
+        dropping(events(spark, 1000, 500), 1)
+    metrics = dropping.history[-1]
+    assert (metrics.dropped_rows, metrics.rows, metrics.tasks) == (500, 0, 1)
+    assert len(metrics.dropped_lanes) == 1 and metrics.dropped_lanes[0].endswith(lane[-len("x/lane-000"):])
+    assert "500 rows DROPPED" in metrics.line()
+    assert any("500 rows DROPPED" in r.getMessage() for r in caplog.records)
+    assert decision(path, 1).txs == [], "the batch is decided: a replay never lands it later"
+    assert ids_of(path) == list(range(1000))
+    wait_lanes_free([lane])
+    events(spark, 2000, 300).write.format("sparkjournal").mode("append") \
+        .options(**{**SPARK_OPTIONS, "addressFullPolicy": "DROP"}).save(path)
+    assert ids_of(path) == list(range(1000)), "the data source writer drops too"
+    wait_lanes_free([lane])
+    dropping(events(spark, 1000, 500), 1)                          # Spark replays batch 1
+    assert dropping.history[-1].skipped and ids_of(path) == list(range(1000))
+
+
+def test_page_policy_writes_on_past_the_limit(spark, full_journal):
+    path, lane, sink = full_journal
+    paging = sink("PAGE")
+    paging(events(spark, 1000, 500), 1)
+    assert paging.history[-1].rows == 500 and paging.history[-1].dropped_rows == 0
+    assert ids_of(path) == list(range(1500))
+
+
+def _start_blocked_batch(spark, sink, batch, start, count, group=None):
+    """Runs sink(batch) in a thread; returns (thread, outcome) once its task runs."""
+    outcome = {}
+
+    def run():
+        if group:
+            spark.sparkContext.setJobGroup(group, "a blocked batch", interruptOnCancel=True)
+        try:
+            sink(events(spark, start, count), batch)
+            outcome["done"] = True
+        except Exception as error:          # noqa: BLE001 - the test checks it
+            outcome["error"] = error
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    tracker = spark.sparkContext.statusTracker()
+    deadline = time.monotonic() + 60
+    while not any(s and s.numActiveTasks for s in map(tracker.getStageInfo,
+                                                       tracker.getActiveStageIds())):
+        assert thread.is_alive() and time.monotonic() < deadline, outcome
+        time.sleep(0.05)
+    return thread, outcome
+
+
+def _assert_waiting(path, lane, thread, outcome):
+    """The batch's task runs but wrote nothing: no record, no open transaction."""
+    thread.join(1.0)
+    assert thread.is_alive(), f"the batch finished on a full lane: {outcome}"
+    with Journal.read(lane, **SMALL) as snapshot:
+        assert snapshot.open_transactions() == {} and snapshot.prepared() == []
+    assert ids_of(path) == list(range(1000))
+
+
+def test_block_policy_waits_until_retention_frees_space_then_lands_once(spark, full_journal):
+    from sparkjournal.events.node import read_node_id
+    from sparkjournal.maintenance.lane_maintenance import maintain_lane
+    path, lane, sink = full_journal
+    blocking = sink("BLOCK")
+    thread, outcome = _start_blocked_batch(spark, blocking, 1, 1000, 500)
+    _assert_waiting(path, lane, thread, outcome)
+    # A maintenance pass from another thread: retention keeps the newest 16k per
+    # lane. The lane's holder is the waiting task, which carries the delete out.
+    report = maintain_lane(lane, read_node_id(os.path.dirname(lane)), os.path.join(path, "_commits"),
+                           load_config({**SMALL, "retention": "16k"}))
+    assert report.error is None and report.retention.records > 0 and report.requests_pending == 1
+    thread.join(60)
+    assert outcome == {"done": True}
+    ids = ids_of(path)
+    assert len(ids) == len(set(ids)), "an event landed twice"
+    kept = [i for i in ids if i < 1000]
+    assert kept and kept == list(range(kept[0], 1000)), "retention keeps the newest events"
+    assert ids[len(kept):] == list(range(1000, 1500))
+    assert blocking.history[-1].rows == 500
+
+
+def test_block_policy_wait_is_interrupted_by_a_spark_task_kill(spark, full_journal, wait_lanes_free):
+    path, lane, sink = full_journal
+    thread, outcome = _start_blocked_batch(spark, sink("BLOCK"), 1, 1000, 500, group="blocked")
+    _assert_waiting(path, lane, thread, outcome)
+    spark.sparkContext.cancelJobGroup("blocked")
+    thread.join(60)
+    assert not thread.is_alive() and "error" in outcome
+    wait_lanes_free([lane])                              # the waiting worker let the lane go
+    assert decision(path, 1) is None and ids_of(path) == list(range(1000))
+    sink("BLOCK", maxSizeBytes="10m")(events(spark, 1000, 500), 1)
+    assert ids_of(path) == list(range(1500))
