@@ -257,7 +257,7 @@ def _start_blocked_batch(spark, sink, batch, start, count, group=None):
 
 def _assert_waiting(path, lane, thread, outcome):
     """The batch's task runs but wrote nothing: no record, no open transaction."""
-    thread.join(1.0)
+    thread.join(0.5)
     assert thread.is_alive(), f"the batch finished on a full lane: {outcome}"
     with Journal.read(lane, **SMALL) as snapshot:
         assert snapshot.open_transactions() == {} and snapshot.prepared() == []

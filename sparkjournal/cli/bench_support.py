@@ -69,7 +69,8 @@ class BenchResult:
     unit: str
     baseline: float | None       # measured in the same run; None for absolute targets
     target: float
-    target_of: str               # "ratio": ratio >= target; "value": value >= target
+    target_of: str               # "ratio": ratio >= target; "value": value >= target;
+    #                              "max_ratio" / "max_value": at most the target (latencies)
     detail: str = ""
 
     @property
@@ -78,8 +79,10 @@ class BenchResult:
 
     @property
     def passed(self) -> bool:
-        measured = self.ratio if self.target_of == "ratio" else self.value
-        return measured is not None and measured >= self.target
+        measured = self.ratio if self.target_of in ("ratio", "max_ratio") else self.value
+        if measured is None:
+            return False
+        return measured <= self.target if self.target_of.startswith("max_") else measured >= self.target
 
     def as_json(self) -> dict:
         return {"name": self.name, "value": round(self.value, 3), "unit": self.unit,
@@ -98,7 +101,9 @@ def _number(value: float | None) -> str:
 def render_table(results: list) -> str:
     rows = [("name", "value", "unit", "baseline", "ratio", "target", "")]
     for r in results:
-        target = f">= {r.target:g}x" if r.target_of == "ratio" else f">= {_number(r.target)}"
+        bound = "<=" if r.target_of.startswith("max_") else ">="
+        target = (f"{bound} {r.target:g}x" if r.target_of.endswith("ratio")
+                  else f"{bound} {_number(r.target)}")
         rows.append((r.name, _number(r.value), r.unit, _number(r.baseline),
                      "-" if r.ratio is None else f"{r.ratio:.2f}", target,
                      "PASS" if r.passed else "MISS"))
