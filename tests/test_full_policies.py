@@ -16,6 +16,7 @@ import time
 import pytest
 
 from sparkjournal import Journal, JournalFullError, JournalRoot, load_config
+from sparkjournal.cli.bench_maintenance import half_dead_lane as bench_lane
 from sparkjournal.journal.large import FOLDER as LARGE
 from sparkjournal.maintenance.full_policy import DROP, WRITE, admit
 from sparkjournal.maintenance.lane_size import check_full, lane_bytes, root_bytes
@@ -26,18 +27,11 @@ SMALL = {"fileSize": "64k", "bufferSize": "16k", "minFiles": 2}
 FILE = 64 << 10
 
 
-def half_dead_lane(lane: str, count: int = 300) -> dict:
-    """Records of 1000 bytes, every other one deleted, in sealed files that no
+def half_dead_lane(lane: str) -> dict:
+    """300 records of 4 KiB, every other one deleted, in sealed files that no
     reclaim can free (each keeps live records); {record id: body} of the live."""
-    live = {}
-    with Journal.open(lane, **SMALL) as journal:
-        for record_id in range(1, count + 1):
-            journal.append_add(record_id, bytes([record_id % 251]) * 1000, sync=False)
-            live[record_id] = bytes([record_id % 251]) * 1000
-        for record_id in range(2, count + 1, 2):
-            journal.append_delete(record_id, sync=False)
-            del live[record_id]
-    return live
+    bench_lane(lane, 300 * 4096, **SMALL)
+    return records_of(lane)
 
 
 def records_of(lane: str) -> dict:

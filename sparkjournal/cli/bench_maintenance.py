@@ -36,8 +36,7 @@ import time
 from ..io.files_io import fsync_dir
 from ..journal.journal import Journal
 from ..maintenance.compactor import compact_lane
-from .bench_support import BenchResult, print_report
-from .paths import UsageError
+from .bench_support import BenchResult, run_cases
 from .units import human_bytes
 
 REPEATS = 3
@@ -125,7 +124,7 @@ def section_compaction(bench: MaintenanceBench) -> list:
     template = os.path.join(bench.folder("compact-template-"), "lane")
     half_dead_lane(template, sizes["compact_bytes"], **options)
     sources = data_files(template)
-    compact_rates, copy_rates, reports = [], [], []
+    compact_rates, copy_rates, reports, phases = [], [], [], []
     for rep in range(REPEATS):
         lane = os.path.join(bench.folder("compact-"), "lane")
         shutil.copytree(template, lane)
@@ -140,6 +139,7 @@ def section_compaction(bench: MaintenanceBench) -> list:
         warm(sources)
         copy_seconds = plain_copy_seconds(sources, report.bytes_after, out, sizes["compact_file"])
         shutil.rmtree(out)
+        phases.append((seconds, report.rewrite_seconds, report.swap_seconds))
         compact_rates.append(report.bytes_after / seconds / 1e6)
         copy_rates.append(report.bytes_after / copy_seconds / 1e6)
         reports.append(report)
@@ -148,14 +148,17 @@ def section_compaction(bench: MaintenanceBench) -> list:
                   f"{report.rewrite_seconds:.2f}s of {seconds:.2f}s), plain copy {copy_rates[-1]:,.1f} MB/s")
     shutil.rmtree(os.path.dirname(template))
     report = reports[0]
+    total, rewrite, swap = (statistics.median(p[i] for p in phases) for i in range(3))
     return [BenchResult(
         "compaction vs plain copy", statistics.median(compact_rates), "MB/s",
         statistics.median(copy_rates), 0.5, "ratio",
         f"{report.compacted_files} files of {human_bytes(sizes['compact_file'])} "
-        f"({human_bytes(report.bytes_before)} of records, {report.records_dropped} of "
-        f"{report.records_kept + report.records_dropped} dead) -> {report.new_files} files "
-        f"({human_bytes(report.bytes_after)} live) per run; copy: the same live bytes, "
-        f"read + write + fsync per file; page cache warm for both")]
+        f"({human_bytes(report.bytes_before)} of records; {report.records_kept} kept, "
+        f"{report.records_dropped} dead records and deletes dropped) -> {report.new_files} "
+        f"files ({human_bytes(report.bytes_after)} live) per run, in {total:.3f}s: rewrite "
+        f"{rewrite:.3f}s, swap {swap:.3f}s, load and plan {total - rewrite - swap:.3f}s "
+        f"(medians); copy: the same live bytes, read + write + fsync per file; page cache "
+        f"warm for both")]
 
 
 # --- writer latency beside compaction ---------------------------------------------------------
@@ -259,25 +262,7 @@ SECTIONS = {"compaction": section_compaction, "writer_latency": section_writer_l
 
 
 def run(args) -> int:
-    if args.dir and not os.path.isdir(args.dir):
-        raise UsageError(f"--dir {args.dir} is not an existing folder")
-    sections = {n: s for n, s in SECTIONS.items() if not args.only or args.only in n}
-    if not sections:
-        raise UsageError(f"--only {args.only!r} matches no section (sections: {', '.join(SECTIONS)})")
     sizes = QUICK if args.quick else FULL
-    work = tempfile.mkdtemp(prefix="sparkjournal-bench-maintenance-", dir=args.dir)
-    need = 3 * max(sizes["compact_bytes"], sizes["latency_prefill"]) + 256 * MIB
-    if shutil.disk_usage(work).free < need:
-        shutil.rmtree(work)
-        raise UsageError(f"the benchmark needs about {human_bytes(need)} free in {work}")
-    log = lambda text: print(f"bench: {text}", file=sys.stderr, flush=True)       # noqa: E731
-    log(f"measuring in {work}; {'quick sizes' if args.quick else 'full sizes'}, "
-        f"{REPEATS} interleaved runs")
-    bench, results = MaintenanceBench(work, sizes, log), []
-    try:
-        for section in sections.values():
-            results += section(bench)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    print_report(results, args.json)
-    return 0
+    return run_cases(args, SECTIONS, sizes, "sparkjournal-bench-maintenance-",
+                     3 * max(sizes["compact_bytes"], sizes["latency_prefill"]) + 256 * MIB,
+                     MaintenanceBench)
