@@ -6,7 +6,8 @@ Each is a function ``(MaintenanceBench) -> list[BenchResult]``; another one
 (reading a mostly paged journal against plain parquet) slots in the same way:
 
 * ``compaction``: ``compact_lane(force=True)`` of a lane of many files, about
-  half of whose records are dead, against a plain copy of the same number of
+  half of whose records are dead (once with 4 KiB records, once with 256 KiB
+  ones: the per-record cost, and records as big as the sink's), against a plain copy of the same number of
   live bytes (read + write + fsync per file, then the folder); both read from
   the page cache (every source file is read once before each timed run). MB/s
   is live bytes rewritten over the whole compaction (load, rewrite, control
@@ -42,6 +43,9 @@ from .units import human_bytes
 REPEATS = 3
 MIB = 1 << 20
 BODY = 4096
+# Record sizes compacted: small records (the per-record cost), and records the
+# size the sink writes at large batches (Arrow pieces up to bufferSize).
+COMPACT_BODIES = (BODY, 256 << 10)
 clock = time.perf_counter
 
 FULL = {"compact_bytes": 128 * MIB, "compact_file": 2 * MIB,
@@ -59,11 +63,11 @@ class MaintenanceBench:
         return tempfile.mkdtemp(prefix=prefix, dir=self.directory)
 
 
-def half_dead_lane(lane: str, nbytes: int, **options) -> int:
-    """Writes ``nbytes`` of 4 KiB records (unsynced, one flush) and deletes
-    every other one; returns the highest record id."""
-    count = max(nbytes // BODY, 16)
-    body = os.urandom(BODY)
+def half_dead_lane(lane: str, nbytes: int, body_size: int = BODY, **options) -> int:
+    """Writes ``nbytes`` of records of ``body_size`` bytes (unsynced, one
+    flush) and deletes every other one; returns the highest record id."""
+    count = max(nbytes // body_size, 16)
+    body = os.urandom(body_size)
     with Journal.open(lane, **options) as journal:
         for record_id in range(1, count + 1):
             journal.append_add(record_id, body, sync=False)
@@ -119,10 +123,14 @@ def plain_copy_seconds(sources: list[str], nbytes: int, out_dir: str, file_size:
 
 
 def section_compaction(bench: MaintenanceBench) -> list:
+    return [compaction_vs_copy(bench, body_size) for body_size in COMPACT_BODIES]
+
+
+def compaction_vs_copy(bench: MaintenanceBench, body_size: int) -> BenchResult:
     sizes = bench.sizes
     options = {"fileSize": sizes["compact_file"], "minFiles": 2}
     template = os.path.join(bench.folder("compact-template-"), "lane")
-    half_dead_lane(template, sizes["compact_bytes"], **options)
+    half_dead_lane(template, sizes["compact_bytes"], body_size, **options)
     sources = data_files(template)
     compact_rates, copy_rates, reports, phases = [], [], [], []
     for rep in range(REPEATS):
@@ -143,14 +151,14 @@ def section_compaction(bench: MaintenanceBench) -> list:
         compact_rates.append(report.bytes_after / seconds / 1e6)
         copy_rates.append(report.bytes_after / copy_seconds / 1e6)
         reports.append(report)
-        bench.log(f"compaction run {rep + 1}/{REPEATS}: compaction {compact_rates[-1]:,.1f} MB/s "
+        bench.log(f"compaction of {human_bytes(body_size)} records, run {rep + 1}/{REPEATS}: compaction {compact_rates[-1]:,.1f} MB/s "
                   f"({report.compacted_files} -> {report.new_files} files, rewrite "
                   f"{report.rewrite_seconds:.2f}s of {seconds:.2f}s), plain copy {copy_rates[-1]:,.1f} MB/s")
     shutil.rmtree(os.path.dirname(template))
     report = reports[0]
     total, rewrite, swap = (statistics.median(p[i] for p in phases) for i in range(3))
-    return [BenchResult(
-        "compaction vs plain copy", statistics.median(compact_rates), "MB/s",
+    return BenchResult(
+        f"compaction vs plain copy, {human_bytes(body_size)} records", statistics.median(compact_rates), "MB/s",
         statistics.median(copy_rates), 0.5, "ratio",
         f"{report.compacted_files} files of {human_bytes(sizes['compact_file'])} "
         f"({human_bytes(report.bytes_before)} of records; {report.records_kept} kept, "
@@ -158,7 +166,7 @@ def section_compaction(bench: MaintenanceBench) -> list:
         f"files ({human_bytes(report.bytes_after)} live) per run, in {total:.3f}s: rewrite "
         f"{rewrite:.3f}s, swap {swap:.3f}s, load and plan {total - rewrite - swap:.3f}s "
         f"(medians); copy: the same live bytes, read + write + fsync per file; page cache "
-        f"warm for both")]
+        f"warm for both")
 
 
 # --- writer latency beside compaction ---------------------------------------------------------
