@@ -14,13 +14,18 @@ and the next writer moves it to the attic.
 
 Everything here reads the lane's folder as it is now, without the lane lock,
 beside a writer and a compaction: a file removed while it is measured counts as
-gone. The sizes are exact to the file, and cheap (one small read per file), so a
-writer checks them before every task.
+gone. The sizes are exact to the file, and cheap, so a writer checks them before
+every task: one stat per file, and one small read only for a file modified in
+the last ``SETTLED_SECONDS`` or since it was last read (a file's answer changes
+only when it is written: its first record, a reuse's new header, a compaction's
+rename; the settling time covers the coarse clock of file modification times).
 """
 from __future__ import annotations
 
 import dataclasses
 import os
+import threading
+import time
 
 from ..config import JournalConfig
 from ..format import layout
@@ -29,6 +34,10 @@ from ..journal.large import FOLDER as LARGE_FOLDER, SUFFIX as LARGE_SUFFIX
 from ..journal.lanes import list_lanes
 
 _FILE_ID_AT = 8                  # the file id field in a record header (layout.RECORD_HEADER)
+SETTLED_SECONDS = 2.0
+# lane: {file name: ((inode, mtime ns, size), holds data)}, for settled files
+_known: dict[str, dict[str, tuple]] = {}
+_known_lock = threading.Lock()
 
 
 def _holds_data(path: str) -> bool | None:
@@ -61,14 +70,26 @@ def _size(path: str) -> int:
 def lane_bytes(lane: str) -> int:
     """Bytes of the lane's data files holding data plus its large bodies (module doc)."""
     try:
-        names = os.listdir(lane)
+        entries = [e for e in os.scandir(lane) if is_data_file_name(e.name)]
     except FileNotFoundError:
         return 0
-    total = 0
-    for name in names:
-        path = os.path.join(lane, name)
-        if is_data_file_name(name) and _holds_data(path):
-            total += _size(path)
+    with _known_lock:
+        known = _known.get(lane, {})
+    settled, total, now = {}, 0, time.time_ns()
+    for entry in entries:
+        try:
+            stat = entry.stat()
+        except FileNotFoundError:
+            continue
+        key = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+        remembered = known.get(entry.name)
+        holds = remembered[1] if remembered is not None and remembered[0] == key else _holds_data(entry.path)
+        if now - stat.st_mtime_ns > SETTLED_SECONDS * 1e9:
+            settled[entry.name] = (key, holds)
+        if holds:
+            total += stat.st_size
+    with _known_lock:
+        _known[lane] = settled
     try:
         bodies = os.listdir(os.path.join(lane, LARGE_FOLDER))
     except FileNotFoundError:
