@@ -59,3 +59,12 @@ class TransactionError(SparkJournalError):
 
 class NativeUnavailableError(SparkJournalError):
     """The C core is needed (journalType=ASYNCIO) but was not built."""
+
+
+class JournalFullError(SparkJournalError):
+    """A write into a full lane under addressFullPolicy=FAIL: nothing was written."""
+
+    def __init__(self, where: str, full_message: str, lane: str, size: int, limit: int):
+        self.where, self.lane, self.size, self.limit = where, lane, size, limit
+        super().__init__(f"{where}: nothing written, addressFullPolicy is FAIL and the lane is "
+                         f"full: {full_message}")

@@ -17,12 +17,10 @@ A benchmark, never a test: nothing here asserts a time. MISS rows are facts.
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 import shutil
 import statistics
-import sys
 import tempfile
 import threading
 import time
@@ -32,9 +30,7 @@ import pyarrow as pa
 from ..format import layout
 from ..journal.journal import Journal
 from ..journal.batch import ipc_bytes
-from .bench_support import BenchResult, crc_files_seconds, raw_sync_seconds, render_table, require_native
-from .device import block_device_of
-from .paths import UsageError
+from .bench_support import BenchResult, crc_files_seconds, raw_sync_seconds, require_native, run_cases
 from .units import human_bytes
 
 REPEATS = 3
@@ -263,32 +259,6 @@ CASES = {"commit_4k": case_commit_4k, "throughput_64k": case_throughput_64k,
 
 def run(args) -> int:
     require_native()
-    if args.dir and not os.path.isdir(args.dir):
-        raise UsageError(f"--dir {args.dir} is not an existing folder")
-    cases = {n: c for n, c in CASES.items() if not args.only or args.only in n}
-    if not cases:
-        raise UsageError(f"--only {args.only!r} matches no case (cases: {', '.join(CASES)})")
     sizes = QUICK if args.quick else FULL
-    work = tempfile.mkdtemp(prefix="sparkjournal-bench-", dir=args.dir)
-    need = sizes["load_bytes"] * 1.2 + 512 * MIB
-    if shutil.disk_usage(work).free < need:
-        shutil.rmtree(work)
-        raise UsageError(f"the benchmark needs about {human_bytes(need)} free in {work}")
-    device = block_device_of(work)
-    log = lambda text: print(f"bench: {text}", file=sys.stderr, flush=True)       # noqa: E731
-    log(f"measuring in {work} (device {device.name or '-'}, write cache {device.write_cache}); "
-        f"{'quick sizes' if args.quick else 'full sizes'}, median of {REPEATS} interleaved runs")
-    bench, results = Bench(work, sizes, log), []
-    try:
-        for case in cases.values():
-            results += case(bench)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    print(render_table(results))
-    print(f"\n{sum(r.passed for r in results)} of {len(results)} targets met; device "
-          f"{device.name or '-'}, write cache {device.write_cache}")
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump([r.as_json() for r in results], handle, indent=2)
-            handle.write("\n")
-    return 0
+    return run_cases(args, CASES, sizes, "sparkjournal-bench-", sizes["load_bytes"] * 1.2 + 512 * MIB,
+                     Bench)

@@ -15,9 +15,15 @@ import json
 import itertools
 import mmap
 import os
+import shutil
+import sys
+import tempfile
 
 from ..errors import JournalIOError, NativeUnavailableError
 from ..io.files_io import create_zero_filled
+from .device import block_device_of
+from .paths import UsageError
+from .units import human_bytes
 
 try:
     from sparkjournal._sjnative import ffi, lib
@@ -32,6 +38,26 @@ def require_native() -> None:
         raise NativeUnavailableError(
             "the journal benchmark needs the C core's raw baseline (sj_raw_sync_loop in "
             "sparkjournal._sjnative), which is not built; reinstall sparkjournal with a C compiler")
+
+
+def selected(cases: dict, only: str | None) -> dict:
+    """The cases whose name contains ``only`` (all without it); UsageError if none."""
+    chosen = {name: case for name, case in cases.items() if not only or only in name}
+    if not chosen:
+        raise UsageError(f"--only {only!r} matches no case (cases: {', '.join(cases)})")
+    return chosen
+
+
+def work_folder(directory: str | None, prefix: str, need: float) -> str:
+    """A new folder in ``directory`` (--dir; default the system temp dir) on a
+    disk with about ``need`` bytes free; the caller removes it."""
+    if directory and not os.path.isdir(directory):
+        raise UsageError(f"--dir {directory} is not an existing folder")
+    work = tempfile.mkdtemp(prefix=prefix, dir=directory)
+    if shutil.disk_usage(work).free < need:
+        shutil.rmtree(work)
+        raise UsageError(f"the benchmark needs about {human_bytes(need)} free in {work}")
+    return work
 
 
 def raw_sync_seconds(directory: str, bytes_per_write: int, writes: int, file_size: int) -> float:
@@ -69,7 +95,8 @@ class BenchResult:
     unit: str
     baseline: float | None       # measured in the same run; None for absolute targets
     target: float
-    target_of: str               # "ratio": ratio >= target; "value": value >= target
+    target_of: str               # "ratio": ratio >= target; "value": value >= target;
+    #                              "max_ratio" / "max_value": at most the target (latencies)
     detail: str = ""
 
     @property
@@ -78,8 +105,10 @@ class BenchResult:
 
     @property
     def passed(self) -> bool:
-        measured = self.ratio if self.target_of == "ratio" else self.value
-        return measured is not None and measured >= self.target
+        measured = self.ratio if self.target_of in ("ratio", "max_ratio") else self.value
+        if measured is None:
+            return False
+        return measured <= self.target if self.target_of.startswith("max_") else measured >= self.target
 
     def as_json(self) -> dict:
         return {"name": self.name, "value": round(self.value, 3), "unit": self.unit,
@@ -98,7 +127,9 @@ def _number(value: float | None) -> str:
 def render_table(results: list) -> str:
     rows = [("name", "value", "unit", "baseline", "ratio", "target", "")]
     for r in results:
-        target = f">= {r.target:g}x" if r.target_of == "ratio" else f">= {_number(r.target)}"
+        bound = "<=" if r.target_of.startswith("max_") else ">="
+        target = (f"{bound} {r.target:g}x" if r.target_of.endswith("ratio")
+                  else f"{bound} {_number(r.target)}")
         rows.append((r.name, _number(r.value), r.unit, _number(r.baseline),
                      "-" if r.ratio is None else f"{r.ratio:.2f}", target,
                      "PASS" if r.passed else "MISS"))
@@ -125,3 +156,24 @@ def print_report(results: list, json_path: str | None, footer: str = "") -> None
         with open(json_path, "w", encoding="utf-8") as handle:
             json.dump([r.as_json() for r in results], handle, indent=2)
             handle.write("\n")
+
+
+def run_cases(args, cases: dict, sizes: dict, prefix: str, need: float, make_bench) -> int:
+    """What every disk benchmark does around its cases: picks them (--only),
+    makes the work folder (--dir) and removes it, runs each case on
+    ``make_bench(work, sizes, log)``, then prints the report (--json) with the
+    device measured."""
+    chosen = selected(cases, args.only)
+    work = work_folder(args.dir, prefix, need)
+    device = block_device_of(work)
+    log = lambda text: print(f"bench: {text}", file=sys.stderr, flush=True)       # noqa: E731
+    log(f"measuring in {work} (device {device.name or '-'}, write cache {device.write_cache}); "
+        f"{'quick sizes' if args.quick else 'full sizes'}, interleaved runs")
+    bench, results = make_bench(work, sizes, log), []
+    try:
+        for case in chosen.values():
+            results += case(bench)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print_report(results, args.json, f"; device {device.name or '-'}, write cache {device.write_cache}")
+    return 0

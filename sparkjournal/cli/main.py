@@ -90,11 +90,16 @@ def build_parser() -> argparse.ArgumentParser:
     benches.required = True
     journal = _bench(benches, "journal", "Measure the journal against the disk's raw limit in "
                      "one run and print ratios.")
-    journal.add_argument("--only", metavar="TEXT", help="run only the cases whose name contains TEXT")
     sink = _bench(benches, "sink", "Measure the exactly-once sink against Spark's parquet sink, "
                   "a no-op sink and the Arrow transfer floor in one run and print ratios.")
     read = _bench(benches, "read", "Measure reading a journal back against parquet and the "
                   "Python Arrow floor, batch and streaming, in one run and print ratios.")
+    maintenance = _bench(benches, "maintenance", "Measure compaction against a plain copy of "
+                         "the same bytes, and the writer's commit latency with and without a "
+                         "compaction on its lane, in one run and print ratios.")
+    for with_only in (journal, maintenance):
+        with_only.add_argument("--only", metavar="TEXT", help="run only the cases whose name "
+                               "contains TEXT")
     for spark_bench in (sink, read):
         spark_bench.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
     soak = _command(commands, "soak", "soak:run",

@@ -443,6 +443,15 @@ class Journal(JournalSnapshot):
         self._appender.run_quiesced(reload_if_swapped)
         return True
 
+    def reclaim_now(self) -> None:
+        """Frees the files whose records are all dead now, as a roll would (a
+        writer that waits for space appends nothing, so it never rolls). What
+        was appended before is synced first, so no file is freed on the strength
+        of a DELETE a crash could still lose (call it from the one thread that
+        appends)."""
+        self.flush()
+        self._appender.run_quiesced(self._reclaim)
+
     def flush(self) -> None:
         """Makes everything appended so far durable."""
         self._appender.sync()

@@ -53,6 +53,8 @@ class BatchMetrics:
     commit_log_ms: float = 0.0
     commit_records_ms: float = 0.0
     lanes_committed_now: int = 0
+    dropped_rows: int = 0        # rows tasks dropped into full lanes (addressFullPolicy DROP)
+    dropped_lanes: list = dataclasses.field(default_factory=list)
 
     def line(self) -> str:
         if self.skipped:
@@ -61,7 +63,9 @@ class BatchMetrics:
                 f"{self.records} records from {self.tasks} tasks into {len(self.lanes)} lanes; "
                 f"job {self.job_ms:.1f} ms (write {self.write_ms:.1f}, PREPARE sync "
                 f"{self.prepare_ms:.1f}), commit log {self.commit_log_ms:.1f} ms, COMMIT "
-                f"records {self.commit_records_ms:.1f} ms ({self.lanes_committed_now} lanes now)")
+                f"records {self.commit_records_ms:.1f} ms ({self.lanes_committed_now} lanes now)"
+                + (f"; {self.dropped_rows} rows DROPPED: lanes full ({', '.join(self.dropped_lanes)}; "
+                   f"addressFullPolicy DROP)" if self.dropped_rows else ""))
 
 
 def check_log_location(path: str, log_uri: str) -> None:
@@ -102,7 +106,11 @@ class BatchCommitter:
         self._schema = incoming
 
     def commit(self, query: str, batch: int, messages: list[dict], metrics: BatchMetrics) -> Decision:
+        """Records the decision of the tasks' ``messages``; a message without a
+        tx (its rows were dropped into a full lane) counts in the metrics only."""
         started = time.perf_counter()
+        dropped = [m for m in messages if m.get("tx") is None]
+        messages = [m for m in messages if m.get("tx") is not None]
         txs = [{k: m[k] for k in ("node", "host", "root", "lane", "tx", "records", "rows", "bytes")}
                for m in messages]
         decision = self.log.record(query, batch, txs)
@@ -113,7 +121,9 @@ class BatchCommitter:
         metrics.rows = sum(m["rows"] for m in messages)
         metrics.bytes = sum(m["bytes"] for m in messages)
         metrics.records = sum(m["records"] for m in messages)
-        metrics.tasks = len(messages)
+        metrics.tasks = len(messages) + len(dropped)
+        metrics.dropped_rows = sum(m.get("dropped") or 0 for m in dropped)
+        metrics.dropped_lanes = sorted({f"{m['host']}:{m['root']}/{m['lane']}" for m in dropped})
         metrics.lanes = sorted({f"{m['host']}:{m['root']}/{m['lane']}" for m in messages})
         metrics.write_ms = max((m["write_ms"] for m in messages), default=0.0)
         metrics.prepare_ms = max((m["prepare_ms"] for m in messages), default=0.0)

@@ -11,6 +11,10 @@ so a task pays no lane load; before writing, it resolves whatever the commit
 log has decided for the lane's earlier prepared transactions, reloads its state
 if a compaction swapped the lane's files, and carries out the requests
 maintenance left for the lane (deletes, pages: maintenance/lane_requests.py).
+Then it asks whether the lane is full (maintenance/full_policy.py): under
+addressFullPolicy FAIL the task fails with JournalFullError, under DROP it
+writes nothing and its message counts the rows it dropped (``dropped``; ``tx``
+is null), under BLOCK it waits for space first, under PAGE it writes.
 
 Crash behaviour: killed before the PREPARE is durable, the transaction is open
 and is rolled back when the lane is next opened; killed after, it stays
@@ -28,8 +32,9 @@ import time
 
 import pyarrow as pa
 
-from ..errors import TransactionError
+from ..errors import JournalFullError, TransactionError
 from ..journal.journal import Journal
+from ..maintenance.full_policy import DROP, admit
 from ..maintenance.lane_requests import carry_out_all
 from .lane_cache import drop_writer, using
 from ..events import event_records
@@ -45,7 +50,7 @@ MESSAGE_SCHEMA = pa.schema([
     ("node", pa.string()), ("host", pa.string()), ("root", pa.string()), ("lane", pa.string()),
     ("tx", pa.int64()), ("records", pa.int64()), ("rows", pa.int64()), ("bytes", pa.int64()),
     ("partition", pa.int64()), ("attempt", pa.int64()),
-    ("write_ms", pa.float64()), ("prepare_ms", pa.float64())])
+    ("write_ms", pa.float64()), ("prepare_ms", pa.float64()), ("dropped", pa.int64())])
 
 
 class SinkTaskError(RuntimeError):
@@ -106,6 +111,8 @@ def _write_prepared(writer, batches, plan: WritePlan, identity: tuple, where: st
         resolve_lane(journal, writer.node, writer.lane)
         journal.refresh()
         carry_out_all(journal)
+        if admit(journal, where) == DROP:
+            return _dropped(writer, identity, sum(batch.num_rows for batch in batches))
         records = rows = nbytes = 0
         append_s = 0.0
         chunk, chunk_bytes = [], 0
@@ -134,14 +141,25 @@ def _write_prepared(writer, batches, plan: WritePlan, identity: tuple, where: st
         done = time.perf_counter()
     except BaseException as error:
         _abandon(plan, journal, tx, prepared)
-        if isinstance(error, SinkTaskError) or not isinstance(error, Exception):
+        if isinstance(error, (SinkTaskError, JournalFullError)) or not isinstance(error, Exception):
             raise
         raise SinkTaskError(f"{where}: {type(error).__name__}: {error}") from error
     return {"query": query, "batch": batch_id, "node": writer.node,
             "host": socket.gethostname(), "root": writer.root,
             "lane": writer.lane, "tx": tx, "records": records, "rows": rows, "bytes": nbytes,
             "partition": partition, "attempt": attempt,
-            "write_ms": append_s * 1e3, "prepare_ms": (done - written) * 1e3}
+            "write_ms": append_s * 1e3, "prepare_ms": (done - written) * 1e3, "dropped": 0}
+
+
+def _dropped(writer, identity: tuple, rows: int) -> dict | None:
+    """The message of a task whose rows the DROP policy dropped: no tx."""
+    query, batch_id, partition, attempt = identity[:4]
+    if not rows:
+        return None
+    return {"query": query, "batch": batch_id, "node": writer.node, "host": socket.gethostname(),
+            "root": writer.root, "lane": writer.lane, "tx": None, "records": 0, "rows": 0,
+            "bytes": 0, "partition": partition, "attempt": attempt, "write_ms": 0.0,
+            "prepare_ms": 0.0, "dropped": rows}
 
 
 def _with_end(batches):
