@@ -25,7 +25,7 @@ from sparkjournal.events.requests import pending  # noqa: E402
 from sparkjournal.events.visible_events import node_lanes  # noqa: E402
 from sparkjournal.journal.journal import Journal  # noqa: E402
 from sparkjournal.maintenance.lane_requests import apply_now  # noqa: E402
-from sparkjournal.maintenance.paging import page_lane  # noqa: E402
+from sparkjournal.maintenance.paging import lane_bytes, page_lane  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SMALL = {"fileSize": "64k", "bufferSize": "16k", "pageSizeBytes": "40k"}
@@ -42,6 +42,11 @@ def write_events(spark, path: str, batches: int = 4, rows: int = 1500) -> None:
 
 def lanes(path: str) -> list[tuple[str, str]]:
     return list(node_lanes(path))
+
+
+def busiest_lane(path: str) -> tuple[str, str]:
+    """(lane, node) of the lane holding the most data (some lanes may hold none)."""
+    return max(lanes(path), key=lambda found: lane_bytes(found[0]))
 
 
 def page_all(path: str, force: bool = True, **options):
@@ -102,7 +107,7 @@ def test_paged_events_read_back_exactly_as_before_in_every_reader(spark, journal
 
 def test_a_page_is_plain_parquet_with_the_events_and_their_metadata(spark, journal):
     page_all(journal)
-    lane, node = lanes(journal)[0]
+    lane, node = busiest_lane(journal)
     name = page_files(lane)[0]
     table = pq.read_table(os.path.join(lane, PAGES, name))
     assert table.column_names == ["id", "key", "payload", "score", "_batch_id", "_commit_time",
@@ -146,7 +151,20 @@ def test_a_lane_over_max_size_is_paged_and_one_within_it_is_not(spark, journal):
     assert not any(r.paged for r in within) and all("within maxSizeBytes" in r.reason
                                                    for r in within)
     over = page_all(journal, force=False, maxSizeBytes="64k")
-    assert all(r.paged and r.pages_written >= 2 for r in over), [r.line() for r in over]
+    paged = [r for r in over if r.paged]
+    assert paged and all(r.pages_written >= 2 and r.bytes_reclaimed > 0 and
+                         r.files_after < r.files_before for r in paged), [r.line() for r in over]
+    assert all(r.paged or "no live events" in r.reason for r in over), [r.line() for r in over]
+    assert ids(journal) == list(range(6000))
+    assert not any(r.paged for r in page_all(journal, force=False, maxSizeBytes="64k"))
+
+
+def test_a_root_over_max_root_size_pages_its_biggest_lanes_first(spark, journal):
+    sizes = {lane: lane_bytes(lane) for lane, _node in lanes(journal)}
+    biggest = sorted(sizes, key=lambda lane: (-sizes[lane], lane))[0]
+    limit = sum(sizes.values()) - 1
+    reports = page_all(journal, force=False, maxRootSizeBytes=str(limit), pageSizeBytes="4k")
+    assert [r.lane for r in reports if r.paged] == [biggest], [r.line() for r in reports]
     assert ids(journal) == list(range(6000))
 
 
@@ -158,7 +176,7 @@ CRASH_POINTS = ["page:file-written", "page:file-synced", "page:before-commit", "
 @pytest.mark.parametrize("point", CRASH_POINTS)
 def test_pager_killed_at_each_step_loses_nothing_and_reads_nothing_twice(spark, journal, point):
     before = format_rows(spark, journal)
-    lane, node = lanes(journal)[0]
+    lane, node = busiest_lane(journal)
     code = ("import sys\nfrom sparkjournal.config import load_config\n"
             "from sparkjournal.maintenance.paging import page_lane\n"
             "page_lane(sys.argv[1], sys.argv[2], sys.argv[3], load_config({'fileSize': '64k', "
@@ -170,7 +188,7 @@ def test_pager_killed_at_each_step_loses_nothing_and_reads_nothing_twice(spark, 
     committed = point == "page:committed"
     assert bool(live_page_names(lane)) == committed
     assert format_rows(spark, journal) == before
-    report = page_all(journal)[0]                       # the next run cleans up and goes on
+    report = page_lane(lane, node, default_log_uri(journal), load_config(SMALL), force=True)
     assert report.orphans_removed == (1 if point in ("page:file-written", "page:file-synced") else 0)
     assert not pending(lane)
     assert page_files(lane) == live_page_names(lane)
@@ -180,7 +198,7 @@ def test_pager_killed_at_each_step_loses_nothing_and_reads_nothing_twice(spark, 
 
 def test_a_held_lane_gets_its_page_committed_by_its_writer(spark, journal, wait_lanes_free):
     before = ids(journal)
-    lane, node = lanes(journal)[0]
+    lane, node = busiest_lane(journal)
     holder = subprocess.Popen(
         [sys.executable, "-c", "import sys, time\nfrom sparkjournal import Journal\n"
          "j = Journal.open(sys.argv[1], fileSize='64k', bufferSize='16k')\nprint('held', flush=True)\nsys.stdin.readline()\n"

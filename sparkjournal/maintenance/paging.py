@@ -46,6 +46,9 @@ from ..events.page_records import PAGES, live_pages
 from ..events.requests import pending, submit
 from ..events.resolve import commit_log
 from ..io.files_io import fsync_dir, remove_quietly
+from ..errors import SparkJournalError
+from ..format import layout
+from ..journal.datafile import BadHeader, decode_header, is_data_file_name
 from ..journal.fileset import try_hold_maintenance
 from ..journal.journal import Journal
 from ..journal.lanes import list_lanes
@@ -54,7 +57,6 @@ from .page_commit import PAGE_REQUEST
 from .page_file import write_page
 
 log = logging.getLogger("sparkjournal.paging")
-DATA_SUFFIX = ".sjd"
 
 
 @dataclasses.dataclass
@@ -209,14 +211,32 @@ def _page_files(lane: str, with_tmp: bool = False) -> list[str]:
 # --- how much to page ---------------------------------------------------------------------
 
 def lane_files(lane: str) -> tuple[int, int]:
-    """(data files, their bytes plus the lane's large bodies) of a lane."""
-    files = [e for e in os.scandir(lane) if e.name.endswith(DATA_SUFFIX) and e.is_file()]
-    size = sum(e.stat().st_size for e in files)
+    """(data files holding data, their bytes plus the lane's large bodies): the
+    lane's size for its limits. Files in the reuse pool (freed by reclaim, their
+    first record stale) do not count. Read from headers only, no load."""
+    files = [os.path.join(lane, name) for name in os.listdir(lane) if is_data_file_name(name)]
+    used = [path for path in files if _holds_data(path)]
+    size = sum(os.path.getsize(path) for path in used)
     try:
         size += sum(e.stat().st_size for e in os.scandir(os.path.join(lane, "large")) if e.is_file())
     except FileNotFoundError:
         pass
-    return len(files), size
+    return len(used), size
+
+
+def _holds_data(path: str) -> bool:
+    """Whether a data file's first record slot holds a record of this file."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(layout.FILE_HEADER_SIZE + layout.RECORD_HEADER_SIZE)
+        header = decode_header(head[:layout.FILE_HEADER_SIZE], path)
+    except (OSError, SparkJournalError, BadHeader):
+        return True                       # unreadable: counted, the loader reports it
+    if len(head) < layout.FILE_HEADER_SIZE + layout.RECORD_HEADER_SIZE:
+        return False
+    fields = layout.RECORD_HEADER.unpack_from(head, layout.FILE_HEADER_SIZE)
+    rtype, file_id32 = fields[1], fields[4]
+    return rtype != 0 and file_id32 == layout.file_id32(header.file_id)
 
 
 def lane_bytes(lane: str) -> int:
@@ -244,14 +264,14 @@ def bytes_to_page(lane: str, config: JournalConfig, force: bool) -> tuple[int, s
 def root_share(lane: str, limit: int) -> int:
     """The part of its root's excess over ``limit`` this lane pages: the biggest
     lanes take it first (ties by name), each at most its own size."""
-    root = os.path.dirname(os.path.abspath(lane))
-    sizes = {name: lane_bytes(os.path.join(root, name)) for name in list_lanes(root)}
+    lane = os.path.abspath(lane)
+    sizes = {os.path.abspath(other): lane_bytes(other) for other in list_lanes(os.path.dirname(lane))}
     excess = sum(sizes.values()) - limit
-    for name in sorted(sizes, key=lambda n: (-sizes[n], n)):
+    for other in sorted(sizes, key=lambda path: (-sizes[path], path)):
         if excess <= 0:
             return 0
-        share = min(excess, sizes[name])
-        if name == os.path.basename(os.path.abspath(lane)):
+        share = min(excess, sizes[other])
+        if other == lane:
             return share
         excess -= share
     return 0
