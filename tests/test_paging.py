@@ -98,6 +98,9 @@ def test_paged_events_read_back_exactly_as_before_in_every_reader(spark, journal
     assert format_rows(spark, journal) == before_format
     assert located_rows(spark, journal) == before_format
     assert ids(journal) == list(range(6000))
+    native = sparkjournal.read(spark, journal).inputFiles()     # pages: Spark's Parquet reader
+    assert sorted(os.path.basename(f) for f in native) == sorted(
+        name for lane, _node in lanes(journal) for name in page_files(lane))
     # Page again: more pages, same rows; reports count them.
     more = page_all(journal)
     assert all(r.pages_before == 1 and r.pages_after == 2 for r in more), [r.line() for r in more]
@@ -130,6 +133,14 @@ def test_streaming_read_of_a_paged_journal_returns_every_event_once(spark, journ
     query.awaitTermination(120)
     got = sorted(r.id for r in spark.read.parquet(out).select("id").collect())
     assert got == list(range(6000))
+    limited = (spark.readStream.format("sparkjournal").option("maxRowsPerTrigger", 1000)
+               .load(journal).select("id").writeStream.format("parquet")
+               .option("checkpointLocation", str(tmp_path / "ck2")).trigger(availableNow=True)
+               .start(str(tmp_path / "out2")))
+    limited.awaitTermination(120)
+    assert len(limited.recentProgress) > 3                       # the limit held over pages
+    assert sorted(r.id for r in spark.read.parquet(str(tmp_path / "out2")).collect()) == \
+        list(range(6000))
 
 
 def test_deletes_reach_paged_events_and_events_still_in_the_journal(spark, journal, wait_lanes_free):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
 import pyarrow.parquet as pq
 
 from ..errors import SparkJournalError
@@ -76,6 +77,16 @@ def read_page(lane: str, ref: PageRef, schema: pa.Schema, deletions, *, first_id
         return
     table = conform_page(table, schema, constants or {})
     yield from table.to_batches(max_chunksize=ROWS_PER_BATCH)
+
+
+def record_sizes(lane: str, ref: PageRef, first_id: int, end_id: int) -> list[tuple[int, int, int]]:
+    """(record id, rows, estimated bytes) of the page's records in [first_id,
+    end_id), from its ``_record_id`` column alone (streaming read limits)."""
+    ids = pq.read_table(ref.path(lane), columns=["_record_id"]).column("_record_id")
+    counts = pa.compute.value_counts(ids).to_pylist() if len(ids) else []
+    per_row = ref.size / max(ref.rows, 1)
+    return sorted((c["values"], c["counts"], int(c["counts"] * per_row)) for c in counts
+                  if first_id <= c["values"] < end_id)
 
 
 def conform_page(table: pa.Table, schema: pa.Schema, constants: dict) -> pa.Table:
