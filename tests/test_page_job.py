@@ -88,7 +88,7 @@ def test_the_command_pages_this_node_and_compact_pages_lanes_over_their_limit(jo
 
 @pytest.mark.parametrize("args, message", [
     (["--path", "/no/such/journal"], "no such directory"),
-    (["--option", "pageSizeBytes=1"], "pageSizeBytes=1"),
+    (["--option", "pageSizeBytes=1"], "pageSizeBytes='1' is not valid"),
     (["--option", "maxSizeBytes"], "--option takes key=value"),
 ])
 def test_bad_arguments_exit_2_before_spark_starts(args, message, tmp_path):
