@@ -21,15 +21,7 @@ from __future__ import annotations
 
 import sys
 
-from sparkjournal.maintenance.lane_maintenance import maintain_lane
-from sparkjournal.maintenance.root_maintenance import summary_line
-from sparkjournal.cli.maintenance_job import MaintenanceJob, main
-
-JOB = MaintenanceJob(
-    prog="compact.py", description=__doc__.splitlines()[0], doing="maintaining",
-    force_help="compact every lane with a sealed file, whatever compactMinFiles and "
-               "compactPercentage say",
-    lane_pass=maintain_lane, summary_line=summary_line)
+from sparkjournal.cli.maintenance_job import COMPACT, main
 
 if __name__ == "__main__":
-    sys.exit(main(JOB))
+    sys.exit(main(COMPACT))

@@ -21,15 +21,7 @@ from __future__ import annotations
 
 import sys
 
-from sparkjournal.cli.maintenance_job import MaintenanceJob, main
-from sparkjournal.maintenance.lane_maintenance import page_pass
-from sparkjournal.maintenance.root_maintenance import page_summary_line
-
-JOB = MaintenanceJob(
-    prog="page.py", description=__doc__.splitlines()[0], doing="paging",
-    force_help="page every lane: one page of its oldest events (pageSizeBytes), whatever "
-               "the limits say",
-    lane_pass=page_pass, summary_line=page_summary_line)
+from sparkjournal.cli.maintenance_job import PAGE, main
 
 if __name__ == "__main__":
-    sys.exit(main(JOB))
+    sys.exit(main(PAGE))

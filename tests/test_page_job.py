@@ -1,7 +1,8 @@
 """jobs/page.py under spark-submit and ``sparkjournal page`` without Spark:
 every lane over its limit paged on its node, the report (per lane and totals,
 JSON), the visible events unchanged, a second run finding nothing to do,
-paging inside ``sparkjournal compact``, and bad arguments."""
+paging inside ``sparkjournal compact``, and a bad path (bad job arguments:
+test_compact_job.py, for both jobs)."""
 from __future__ import annotations
 
 import json
@@ -84,17 +85,6 @@ def test_the_command_pages_this_node_and_compact_pages_lanes_over_their_limit(jo
     assert compact.returncode == 0, compact.stdout[-3000:] + compact.stderr[-3000:]
     assert json.load(open(out))["totals"]["records_paged"] > 0 and "records paged" in compact.stdout
     assert ids(journal) == list(range(4000))
-
-
-@pytest.mark.parametrize("args, message", [
-    (["--path", "/no/such/journal"], "no such directory"),
-    (["--option", "pageSizeBytes=1"], "pageSizeBytes='1' is not valid"),
-    (["--option", "maxSizeBytes"], "--option takes key=value"),
-])
-def test_bad_arguments_exit_2_before_spark_starts(args, message, tmp_path):
-    run = subprocess.run([sys.executable, JOB, *args], capture_output=True, text=True, env=env(),
-                         cwd=str(tmp_path), timeout=120)
-    assert run.returncode == 2 and message in run.stderr, run.stderr
 
 
 def test_the_command_refuses_a_path_that_is_not_there(tmp_path):

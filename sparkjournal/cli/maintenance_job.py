@@ -17,7 +17,8 @@ from pyspark.errors import PySparkException
 
 from ..config import load_config
 from ..errors import ConfigError, SparkJournalError
-from ..maintenance.root_maintenance import summary
+from ..maintenance.lane_maintenance import maintain_lane, page_pass
+from ..maintenance.root_maintenance import page_summary_line, summary, summary_line
 from ..spark.job_args import add_journal_arguments, check_journal_arguments, session
 from ..spark.lane_jobs import run_on_lanes
 from .compact import options_of
@@ -32,6 +33,22 @@ class MaintenanceJob:
     doing: str                   # "maintaining", "paging": progress lines and the job group
     lane_pass: object            # (lane, node, log_uri, config, *, force) -> LaneReport
     summary_line: object         # totals -> the last line
+
+
+COMPACT = MaintenanceJob(
+    prog="compact.py", description="Maintain a journal cluster-wide: retention, the sweep, "
+    "paging and online compaction, one task per lane on its node.", doing="maintaining",
+    force_help="compact every lane with a sealed file, whatever compactMinFiles and "
+               "compactPercentage say",
+    lane_pass=maintain_lane, summary_line=summary_line)
+
+PAGE = MaintenanceJob(
+    prog="page.py", description="Page a journal cluster-wide: lanes over maxSizeBytes (or "
+    "whose root is over maxRootSizeBytes) move their oldest events into Parquet page files, "
+    "one task per lane on its node.", doing="paging",
+    force_help="page every lane: one page of its oldest events (pageSizeBytes), whatever "
+               "the limits say",
+    lane_pass=page_pass, summary_line=page_summary_line)
 
 
 def parse_args(job: MaintenanceJob, argv):
