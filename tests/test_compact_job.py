@@ -1,6 +1,7 @@
 """jobs/compact.py under spark-submit: every lane maintained on its node, the
 report (per lane and totals, JSON), the visible events unchanged but for what
-retention expired, a second run finding nothing to do, and bad arguments."""
+retention expired, a second run finding nothing to do, and bad arguments (of
+jobs/page.py too)."""
 from __future__ import annotations
 
 import json
@@ -62,13 +63,16 @@ def test_the_job_maintains_every_lane_reports_it_and_a_second_run_has_nothing_to
     assert ids(path) == left
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--path", "/no/such/journal"], "no such directory"),
-    (["--option", "retention=7x"], "retention='7x' is not valid"),
-    (["--option", "retention"], "--option takes key=value"),
-    (["--locality-wait", "soon"], "is not a Spark duration"),
+@pytest.mark.parametrize("job, args, message", [
+    ("compact.py", ["--path", "/no/such/journal"], "no such directory"),
+    ("compact.py", ["--option", "retention=7x"], "retention='7x' is not valid"),
+    ("compact.py", ["--option", "retention"], "--option takes key=value"),
+    ("compact.py", ["--locality-wait", "soon"], "is not a Spark duration"),
+    ("page.py", ["--path", "/no/such/journal"], "no such directory"),
+    ("page.py", ["--option", "pageSizeBytes=1"], "pageSizeBytes='1' is not valid"),
+    ("page.py", ["--option", "maxSizeBytes"], "--option takes key=value"),
 ])
-def test_bad_arguments_exit_2_before_spark_starts(args, message, tmp_path):
-    run = subprocess.run([sys.executable, JOB, *args], capture_output=True, text=True, env=env(),
-                         cwd=str(tmp_path), timeout=120)
+def test_bad_arguments_exit_2_before_spark_starts(job, args, message, tmp_path):
+    run = subprocess.run([sys.executable, os.path.join(REPO, "jobs", job), *args],
+                         capture_output=True, text=True, env=env(), cwd=str(tmp_path), timeout=120)
     assert run.returncode == 2 and message in run.stderr, run.stderr

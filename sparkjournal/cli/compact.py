@@ -11,6 +11,7 @@ import os
 import sys
 
 from ..config import load_config
+from ..maintenance.lane_maintenance import maintain_lane
 from ..maintenance.root_maintenance import maintain_path, summary, summary_line
 from .paths import UsageError
 
@@ -27,14 +28,21 @@ def options_of(pairs: list[str]) -> dict:
 
 
 def run(args) -> int:
+    return run_pass(args, maintain_lane, summary_line)
+
+
+def run_pass(args, lane_pass, line) -> int:
+    """``lane_pass`` over the lanes under ``args.path`` (root_maintenance.maintain_path);
+    prints a line per lane and ``line(totals)``; exit 1 if any lane failed.
+    ``sparkjournal compact`` and ``sparkjournal page`` (page.py) both run it."""
     if not os.path.isdir(args.path.split("{")[0].rstrip("/") or "/"):
         raise UsageError(f"{args.path} does not exist or is not a folder")
     config = load_config(options_of(args.option))
     reports = maintain_path(args.path, config, log_uri=args.commit_log, force=args.force,
-                            progress=lambda line: print(line, flush=True))
+                            progress=lambda text: print(text, flush=True), lane_pass=lane_pass)
     reports = [dataclasses.asdict(r) for r in reports]
     totals = summary(reports)
-    print(summary_line(totals))
+    print(line(totals))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump({"totals": totals, "lanes": reports},

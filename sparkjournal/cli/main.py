@@ -34,7 +34,7 @@ def _command(parent, name: str, target: str, help_text: str) -> argparse.Argumen
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="Tools for sparkjournal journals: inspect, verify, "
-                     "export/import, compact, and measure the disk and the journal.")
+                     "export/import, compact, page, and measure the disk and the journal.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
 
@@ -62,19 +62,16 @@ def build_parser() -> argparse.ArgumentParser:
     load.add_argument("file", metavar="FILE", help="a file written by `sparkjournal export` ('-': stdin)")
     load.add_argument("path", metavar="PATH", help="journal root to create lanes in, or one empty lane folder")
 
-    compact = _command(commands, "compact", "compact:run",
-                       "One maintenance pass over the lanes under PATH on this node, without "
-                       "Spark: retention, resolving and carrying out what lanes no writer holds "
-                       "wait for, and online compaction (jobs/compact.py does it cluster-wide).")
-    compact.add_argument("path", metavar="PATH", help="the journal path (node root, may hold "
-                         "{host}/{executor}), a journal root or one lane folder")
-    compact.add_argument("--force", action="store_true", help="compact every lane with a sealed "
-                         "file, whatever compactMinFiles and compactPercentage say")
-    compact.add_argument("--commit-log", metavar="URI", help="where the writers' decisions live "
-                         "(default: PATH/_commits)")
-    compact.add_argument("--option", action="append", metavar="KEY=VALUE", help="a journal option "
-                         "(retention=7d, compactMinFiles=4, ...); repeat for several")
-    compact.add_argument("--json", metavar="FILE", help="also write every lane's report as JSON")
+    _maintenance(commands, "compact", "One maintenance pass over the lanes under PATH on this "
+                 "node, without Spark: retention, resolving and carrying out what lanes no writer "
+                 "holds wait for, paging, and online compaction (jobs/compact.py does it "
+                 "cluster-wide).", "compact every lane with a sealed file, whatever "
+                 "compactMinFiles and compactPercentage say")
+    _maintenance(commands, "page", "Page the lanes under PATH on this node that are over "
+                 "maxSizeBytes or whose root is over maxRootSizeBytes, without Spark: their "
+                 "oldest events move into Parquet page files (jobs/page.py does it "
+                 "cluster-wide).", "page every lane: one page of its oldest events "
+                 "(pageSizeBytes), whatever the limits say")
 
     perf = _command(commands, "perf-journal", "perf_journal:run",
                     "Time synced 4 KiB writes through the journal's I/O backend and print "
@@ -114,6 +111,20 @@ def build_parser() -> argparse.ArgumentParser:
     soak.add_argument("--seed", type=int, default=1, help="seed of the kill schedule")
     soak.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     return parser
+
+
+def _maintenance(commands, name: str, summary: str, force_help: str) -> None:
+    """A maintenance command (compact, page): the same arguments, its own pass."""
+    command = _command(commands, name, f"{name}:run", summary)
+    command.add_argument("path", metavar="PATH", help="the journal path (node root, may hold "
+                         "{host}/{executor}), a journal root or one lane folder")
+    command.add_argument("--force", action="store_true", help=force_help)
+    command.add_argument("--commit-log", metavar="URI", help="where the writers' decisions live "
+                         "(default: PATH/_commits)")
+    command.add_argument("--option", action="append", metavar="KEY=VALUE", help="a journal option "
+                         "(retention=7d, maxSizeBytes=1g, pageSizeBytes=10m, ...); repeat for "
+                         "several")
+    command.add_argument("--json", metavar="FILE", help="also write every lane's report as JSON")
 
 
 def _bench(benches, name: str, summary: str):

@@ -126,6 +126,25 @@ class Deletions:
         kept = without_rows(batch, deleted)
         return kept if kept.num_rows else None
 
+    def filter_rows(self, table: pa.Table, ids: str = "_record_id", rows: str = "_row"):
+        """``table`` (rows of many records: a page, page_scan.py) without the
+        deleted ones, known by the columns ``ids`` and ``rows``; untouched when
+        none of its records has deletions."""
+        if not self._rows or not table.num_rows:
+            return table
+        record_ids = table.column(ids).cast(pa.int64())
+        whole = [rid for rid, deleted in self._rows.items() if deleted is None]
+        drop = pc.is_in(record_ids, value_set=pa.array(whole, pa.int64()))
+        partly = pc.is_in(record_ids, value_set=pa.array(
+            [rid for rid, deleted in self._rows.items() if deleted], pa.int64()))
+        if pc.any(partly).as_py():
+            positions = table.column(rows)
+            for rid in set(pc.filter(record_ids, partly).to_pylist()):
+                hit = pc.and_(pc.equal(record_ids, rid), pc.is_in(
+                    positions, value_set=pa.array(sorted(self._rows[rid]), positions.type)))
+                drop = pc.or_(drop, hit)
+        return table.filter(pc.invert(drop))
+
 
 def original_positions(batch: pa.RecordBatch) -> pa.Array:
     """Each row's original position in its record (uint32)."""

@@ -10,6 +10,7 @@ after its records are durable, so a reader then sees it in one of the two
 from __future__ import annotations
 
 from .deletions import DELETION_VECTOR, Deletions, encode_vector
+from .page_records import paged_record_ids
 from .requests import RequestError, pending
 
 DELETE = "delete"
@@ -22,8 +23,9 @@ def prepared_record_ids(snapshot) -> set:
 # Where a record's rows can be visible besides the lane's live records: each
 # function gives the ids of such records in a snapshot. A prepared transaction
 # the commit log committed is visible before its COMMIT record is written;
-# paging (maintenance/paging.py) adds the records it moved into page files.
-ROWS_ELSEWHERE = [prepared_record_ids]
+# paged records (page_records.py) live in page files, whose reads apply the
+# lane's deletion vectors by (record id, original position).
+ROWS_ELSEWHERE = [prepared_record_ids, paged_record_ids]
 
 
 def rows_elsewhere(snapshot) -> set:

@@ -9,7 +9,8 @@ and committed by the commit log) without its deleted rows (deletion vectors and
 pending delete requests, lane_deletes.py) as a batch of exactly the journal's
 events schema (nulls for columns a record predates) plus the metadata columns;
 ``_row`` is each event's original position in its record, so (node, lane,
-record id, row) names one event for good.
+record id, row) names one event for good. Paged events (page_records.py) are
+read from their page files, oldest first, then the journal's live tail.
 
 Damage: by default a corrupt record before a lane's tail fails the scan with
 CorruptJournalError naming the file and offset (a torn tail is just the end).
@@ -33,6 +34,8 @@ from . import event_records
 from .deletions import original_positions
 from .lane_deletes import lane_deletions, pending_deletions
 from .node import executor_id, read_node_id
+from .page_records import live_pages
+from .page_scan import read_page, wanted
 from .pruning import Predicate, read_stats
 from .resolve import commit_log
 from .visible_events import lane_event_records
@@ -54,6 +57,7 @@ class LaneSlice:
     end_id: int | None = None         # None: to the end of the lane
     predicate: Predicate = Predicate()
     skip_corrupt: bool = False
+    pages_elsewhere: tuple = ()       # page files another scan reads (locality.py): skipped
 
     @property
     def host(self) -> str | None:
@@ -61,36 +65,51 @@ class LaneSlice:
 
 
 def scan(part: LaneSlice, events_schema: pa.Schema, journal_options: dict, skipped: list | None = None):
-    """Yields the slice's visible events; appends what a skip_corrupt scan left
-    out to ``skipped`` (also logged)."""
+    """Yields the slice's visible events, paged ones (page_scan.py) first;
+    appends what a skip_corrupt scan left out to ``skipped`` (also logged)."""
     lane = os.path.basename(part.lane)
     log_ = commit_log(part.log_uri)
     options = dict(journal_options, recover=True) if part.skip_corrupt else journal_options
-    end = part.end_id if part.end_id is not None else 1 << 64
+    end = part.end_id if part.end_id is not None else 1 << 63
     check_node(part)
     deleted_by_requests = pending_deletions(part.lane)        # before the snapshot: lane_deletes.py
     snapshot = Journal.read(part.lane, **options)
     try:
         _report(part.lane, snapshot.report, skipped)
         deletions = lane_deletions(snapshot, deleted_by_requests)
+        schema = pa.schema(list(events_schema) + list(METADATA))
+        constants = {"_host": part.host, "_lane": lane}
+        for ref in live_pages(snapshot):
+            if ref.name not in part.pages_elsewhere and wanted(ref, part.first_id, end,
+                                                                 part.predicate, constants):
+                yield from read_page(part.lane, ref, schema, deletions, first_id=part.first_id,
+                                     end_id=end, constants=constants)
         for record in lane_event_records(snapshot, part.node, lane):
-            if not part.first_id <= record.record_id < end:
-                continue
-            reader, query, batch_id = event_records.open_body(record.body)
-            decision = log_.decision(query, batch_id) if query is not None else None
-            committed = (datetime.datetime.fromtimestamp(decision.committed_at_ms / 1e3,
-                                                         datetime.timezone.utc)
-                         if decision else None)
-            metadata = [batch_id, committed, part.host, lane, record.record_id]
-            if part.predicate and not part.predicate.may_match(
-                    dict(zip(RECORD_METADATA, metadata)), read_stats(reader.schema.metadata),
-                    events_schema):
-                continue
-            batch = deletions.apply(reader.read_next_batch(), record.record_id)
-            if batch is not None:
-                yield conform(batch, events_schema, metadata)
+            if part.first_id <= record.record_id < end:
+                batch = event_batch(record, log_, deletions, events_schema, part.host, lane,
+                                    part.predicate)
+                if batch is not None:
+                    yield batch
     finally:
         snapshot.close()
+
+
+def event_batch(record, log_, deletions, events_schema: pa.Schema, host: str | None, lane: str,
+                predicate: Predicate = Predicate()) -> pa.RecordBatch | None:
+    """One stored record's visible events as a batch of ``events_schema`` plus
+    the metadata columns; None when none is left or ``predicate`` rules the
+    record out."""
+    reader, query, batch_id = event_records.open_body(record.body)
+    decision = log_.decision(query, batch_id) if query is not None else None
+    committed = (datetime.datetime.fromtimestamp(decision.committed_at_ms / 1e3,
+                                                 datetime.timezone.utc)
+                 if decision else None)
+    metadata = [batch_id, committed, host, lane, record.record_id]
+    if predicate and not predicate.may_match(dict(zip(RECORD_METADATA, metadata)),
+                                             read_stats(reader.schema.metadata), events_schema):
+        return None
+    batch = deletions.apply(reader.read_next_batch(), record.record_id)
+    return conform(batch, events_schema, metadata) if batch is not None else None
 
 
 class WrongNodeError(SparkJournalError):

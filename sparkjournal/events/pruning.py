@@ -91,6 +91,26 @@ class Predicate:
         return True
 
 
+    def may_match_ranges(self, ranges: dict, constants: dict) -> bool:
+        """Whether rows of many records (a page file, page_scan.py) may hold a
+        match: ``ranges`` {metadata column: (lowest, highest)} inclusive, in
+        the stats' representation (times in us); ``constants`` {metadata
+        column: its one value}. Comparisons on other columns never prune here."""
+        for comparison in self.comparisons:
+            if comparison.column in constants:
+                value = constants[comparison.column]
+                if value is None or not _holds(value, comparison):
+                    return False
+            elif comparison.column in ranges:
+                kind = RANGE_KINDS.get(comparison.column, pa.int64())
+                if not _range_may_hold(ranges[comparison.column], comparison, kind):
+                    return False
+        return True
+
+
+RANGE_KINDS = {"_commit_time": pa.timestamp("us", tz="UTC")}
+
+
 def _holds(value, comparison: Comparison) -> bool:
     target = comparison.value
     if comparison.op == "in":

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from ..journal.journal import Journal
 from ..journal.lanes import list_lanes
@@ -17,7 +18,12 @@ from . import event_records
 from .deletions import ROW_COLUMN
 from .lane_deletes import lane_deletions, pending_deletions
 from .node import node_roots, read_node_id
+from .page_records import live_pages
 from .resolve import Outcome, prepared_outcomes
+
+
+# The metadata columns a page file adds to the events (lane_scan.METADATA).
+PAGE_METADATA = ["_batch_id", "_commit_time", "_host", "_lane", "_record_id", "_row"]
 
 
 def lane_event_records(snapshot, node: str | None, lane: str):
@@ -36,14 +42,17 @@ def lane_event_records(snapshot, node: str | None, lane: str):
 
 def read_table(path: str, **options) -> pa.Table | None:
     """Every visible event under ``path`` (all node roots seen from here) as one
-    table, older records padded with nulls for columns added later, deleted rows
-    left out; None if the journal holds no events. Copies the bodies: the result
-    outlives the snapshots."""
+    table (paged ones first), older records padded with nulls for columns added
+    later, deleted rows left out; None if the journal holds no events. Copies
+    the bodies: the result outlives the snapshots."""
     batches = []
     for lane, node in node_lanes(path):
         deleted_by_requests = pending_deletions(lane)         # before the snapshot
         with Journal.read(lane, **options) as snapshot:
             deletions = lane_deletions(snapshot, deleted_by_requests)
+            for ref in live_pages(snapshot):
+                table = deletions.filter_rows(pq.read_table(ref.path(lane)))
+                batches += table.drop_columns(PAGE_METADATA).to_batches()
             for record in lane_event_records(snapshot, node, os.path.basename(lane)):
                 batch = deletions.apply(event_records.read_body(bytes(record.body))[0],
                                         record.record_id)

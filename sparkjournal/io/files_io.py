@@ -50,10 +50,14 @@ def overwrite_durably(path: str, offset: int, data) -> None:
         raise io_error(error.errno or errno_codes.EIO, "overwriting", path, offset) from error
 
 
-def write_file_atomically(path: str, data) -> None:
-    """Replaces ``path`` with ``data``: tmp write, fsync, rename, directory fsync."""
+def write_file_atomically(path: str, data, written=None) -> None:
+    """Replaces ``path`` with ``data``: tmp write, fsync, rename, directory
+    fsync. ``written()``, if given, runs after the write, before the fsync
+    (where crash tests stop a writer)."""
     def write(fd: int) -> None:
         write_all(fd, memoryview(data).cast("B"), 0)
+        if written is not None:
+            written()
 
     _publish(path, lambda tmp: create_file(tmp, os.O_WRONLY | os.O_TRUNC), write, "writing")
 

@@ -6,8 +6,12 @@
    COMMIT / ROLLBACK records the commit log has decided for its prepared
    transactions (events/resolve.py: left by workers that went away), and carry
    out its pending requests; a lane with a live writer is left to it;
-3. compaction (compactor.py, deletion vectors applied), online: it runs beside
+3. paging (paging.py) when the lane or its root is over its size limit and
+   ``addressFullPolicy`` is PAGE: the oldest events move into page files;
+4. compaction (compactor.py, deletion vectors applied), online: it runs beside
    a live writer.
+
+``page_pass`` is the paging step alone (``sparkjournal page``, jobs/page.py).
 
 Idempotent: a second pass right after the first finds nothing to do. Crash
 behaviour: each step's own (see those modules); a pass killed anywhere leaves a
@@ -28,6 +32,7 @@ from ..journal.journal import Journal
 from ..journal.lock import LaneLock
 from .compactor import CompactionReport, compact_lane
 from .lane_requests import carry_out_all
+from .paging import PagingReport, page_lane
 from .retention import RetentionReport, apply_retention
 
 log = logging.getLogger("sparkjournal.maintenance")
@@ -43,6 +48,7 @@ class LaneReport:
     rolled_back: int = 0
     requests_done: int = 0
     requests_pending: int = 0             # left for the lane's live writer
+    paging: PagingReport | None = None
     compaction: CompactionReport | None = None
     seconds: float = 0.0
     error: str | None = None
@@ -51,12 +57,15 @@ class LaneReport:
         if self.error:
             return f"{self.lane}: FAILED: {self.error}"
         parts = []
-        if self.node is not None:             # lanes of events: swept when free
+        full = self.compaction is not None      # a full pass, not paging alone
+        if self.node is not None and full:      # lanes of events: swept when free
             parts.append(f"swept: {self.committed} committed, {self.rolled_back} rolled back, "
                          f"{self.requests_done} requests carried out" if self.swept else
                          f"a live writer holds it ({self.requests_pending} requests left to it)")
         if self.retention is not None and self.retention.records:
             parts.append(self.retention.line().split(": ", 1)[1])
+        if self.paging is not None and (not full or self.paging.paged or self.paging.pages_pending):
+            parts.append(self.paging.line().split(": ", 1)[1])
         if self.compaction is not None:
             parts.append(self.compaction.line().split(": ", 1)[1])
         return f"{self.lane}: " + "; ".join(parts) + f" ({self.seconds:.2f}s)"
@@ -64,12 +73,27 @@ class LaneReport:
 
 def maintain_lane(lane: str, node: str | None, log_uri: str, config: JournalConfig, *,
                   force: bool = False, now: float | None = None) -> LaneReport:
+    def steps(report: LaneReport) -> None:
+        report.retention = apply_retention(lane, node, log_uri, config, now)
+        _sweep(lane, node, config, report)
+        report.paging = page_lane(lane, node, log_uri, config)
+        report.compaction = compact_lane(lane, config, force=force, events=True)
+    return _run(lane, node, steps)
+
+
+def page_pass(lane: str, node: str | None, log_uri: str, config: JournalConfig, *,
+              force: bool = False) -> LaneReport:
+    """Paging alone: a lane over its limits (or every lane with ``force``) pages."""
+    def steps(report: LaneReport) -> None:
+        report.paging = page_lane(lane, node, log_uri, config, force=force)
+    return _run(lane, node, steps)
+
+
+def _run(lane: str, node: str | None, steps) -> LaneReport:
     started = time.monotonic()
     report = LaneReport(lane, node)
     try:
-        report.retention = apply_retention(lane, node, log_uri, config, now)
-        _sweep(lane, node, config, report)
-        report.compaction = compact_lane(lane, config, force=force, events=True)
+        steps(report)
     except Exception as error:          # noqa: BLE001 - reported per lane; the job exits 1
         report.error = f"{type(error).__name__}: {error}"
         log.exception("maintenance of %s failed", lane)

@@ -18,14 +18,15 @@ from ..events import lane_deletes
 from ..events.requests import carry_out, pending
 from ..journal.journal import Journal
 from ..journal.lock import LaneLock
+from . import page_commit
 
 log = logging.getLogger("sparkjournal.requests")
 
-HANDLERS = dict(lane_deletes.HANDLERS)
+HANDLERS = {**lane_deletes.HANDLERS, **page_commit.HANDLERS}
 
 
 def register(kind: str, handler) -> None:
-    """Adds the handler of a kind of request (paging registers ``page``)."""
+    """Adds the handler of a kind of request (``delete`` and ``page`` are built in)."""
     HANDLERS[kind] = handler
 
 
@@ -39,6 +40,16 @@ def apply_now(lane: str, config: JournalConfig) -> bool:
     False if one does (it will, at its next task)."""
     if not pending(lane):
         return True
+
+    def work(journal) -> None:
+        done = carry_out_all(journal)
+        log.info("lane %s: carried out %d pending requests", lane, done)
+    return as_free_writer(lane, config, work)
+
+
+def as_free_writer(lane: str, config: JournalConfig, work) -> bool:
+    """Runs ``work(journal)`` as the lane's writer if no process holds the lane
+    (the open reclaims dead files); False if one does."""
     lock = LaneLock(lane)
     if not lock.try_acquire():
         return False
@@ -50,8 +61,7 @@ def apply_now(lane: str, config: JournalConfig) -> bool:
         lock.release()
         raise
     try:
-        done = carry_out_all(journal)
-        log.info("lane %s: carried out %d pending requests", lane, done)
+        work(journal)
     finally:
         journal.close()
     return True

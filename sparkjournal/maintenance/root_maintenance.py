@@ -31,13 +31,19 @@ def lanes_under(path: str) -> list[tuple[str, str | None]]:
 
 
 def maintain_path(path: str, config: JournalConfig, *, log_uri: str | None = None,
-                  force: bool = False, progress=None) -> list[LaneReport]:
+                  force: bool = False, progress=None, lane_pass=maintain_lane) -> list[LaneReport]:
+    """``lane_pass`` (maintain_lane, or page_pass for paging alone) over every
+    lane of events under ``path``; lanes of a plain journal are only compacted,
+    and never paged (they hold no events)."""
     lanes = lanes_under(path)
     log_uri = log_uri or default_log_uri(path)
     reports = []
     for number, (lane, node) in enumerate(lanes, 1):
         if node is not None:
-            report = maintain_lane(lane, node, log_uri, config, force=force)
+            report = lane_pass(lane, node, log_uri, config, force=force)
+        elif lane_pass is not maintain_lane:
+            report = LaneReport(lane, None, error="not a lane of events (no NODE_ID in its "
+                                "root): only lanes the sink wrote are paged")
         else:
             started = time.monotonic()
             report = LaneReport(lane, None)
@@ -70,7 +76,26 @@ def summary(reports: list[dict]) -> dict:
         "requests_done": sum(r.get("requests_done", 0) for r in reports),
         "requests_pending": sum(r.get("requests_pending", 0) for r in reports),
         "prepared_resolved": sum(r.get("committed", 0) + r.get("rolled_back", 0) for r in reports),
+        **paging_totals(reports),
         "seconds": round(sum(r.get("seconds", 0.0) for r in reports), 3),
+    }
+
+
+def paging_totals(reports: list[dict]) -> dict:
+    pages = [r.get("paging") or {} for r in reports]
+    return {
+        "paged_lanes": sum(1 for p in pages if p.get("paged")),
+        "records_paged": sum(p.get("records_paged", 0) for p in pages),
+        "rows_paged": sum(p.get("rows_paged", 0) for p in pages),
+        "pages_written": sum(p.get("pages_written", 0) for p in pages),
+        "pages_pending": sum(p.get("pages_pending", 0) for p in pages),
+        "orphan_pages_removed": sum(p.get("orphans_removed", 0) for p in pages),
+        "page_files_before": sum(p.get("pages_before", 0) for p in pages),
+        "page_files_after": sum(p.get("pages_after", 0) for p in pages),
+        "paging_files_before": sum(p.get("files_before", 0) for p in pages),
+        "paging_files_after": sum(p.get("files_after", 0) for p in pages),
+        "paging_bytes_reclaimed": sum(max(0, p.get("bytes_before", 0) - p.get("bytes_after", 0))
+                                      for p in pages),
     }
 
 
@@ -79,6 +104,21 @@ def summary_line(totals: dict) -> str:
             f"{totals['files_before']} -> {totals['files_after']}, {totals['bytes_reclaimed']} "
             f"bytes reclaimed, {totals['records_expired']} stored records past retention, "
             f"{totals['requests_done']} requests carried out ({totals['requests_pending']} left to "
-            f"live writers), {totals['prepared_resolved']} prepared transactions resolved; "
-            f"{totals['seconds']:.2f}s" + (f"; FAILED: {', '.join(totals['failed'])}"
-                                           if totals["failed"] else ""))
+            f"live writers), {totals['prepared_resolved']} prepared transactions resolved"
+            + (f", {totals['records_paged']} records paged" if totals["records_paged"] else "")
+            + f"; {totals['seconds']:.2f}s" + _failed(totals))
+
+
+def page_summary_line(totals: dict) -> str:
+    return (f"{totals['lanes']} lanes: {totals['paged_lanes']} paged, {totals['records_paged']} "
+            f"records ({totals['rows_paged']} rows) into {totals['pages_written']} page files "
+            f"({totals['pages_pending']} left to live writers), page files "
+            f"{totals['page_files_before']} -> {totals['page_files_after']}, data files "
+            f"{totals['paging_files_before']} -> {totals['paging_files_after']}, "
+            f"{totals['paging_bytes_reclaimed']} bytes reclaimed, "
+            f"{totals['orphan_pages_removed']} orphan page files removed; "
+            f"{totals['seconds']:.2f}s" + _failed(totals))
+
+
+def _failed(totals: dict) -> str:
+    return f"; FAILED: {', '.join(totals['failed'])}" if totals["failed"] else ""

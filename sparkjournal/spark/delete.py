@@ -61,7 +61,7 @@ def delete(spark, path: str, predicate: str, **options) -> DeleteReport:
     Spark SQL condition over the events' and metadata columns) is true."""
     from pyspark.sql import functions as F
     _sink, journal_options = split_options({k: str(v) for k, v in options.items()})
-    frame, lanes = located_read(spark, path, **options)
+    frame, lanes = located_read(spark, path, native_pages=False, **options)
     try:
         hit = F.coalesce(F.expr(predicate).cast("boolean"), F.lit(False))
         flagged = frame.select("_record_id", "_row", hit.alias("_hit"))

@@ -39,6 +39,7 @@ from pyspark.sql.pandas.types import from_arrow_schema
 from ..errors import SparkJournalError
 from .datasource import JournalDataSource
 from ..events.lane_scan import METADATA, LaneSlice, WrongNodeError, scan
+from .page_read import paged_frame, plan_pages
 from .placement import live_cluster, preferred_locations
 from ..events.pruning import Predicate
 from .reader import JournalReader, LanePartition
@@ -57,32 +58,44 @@ def read(spark, path: str, **options):
     return located_read(spark, path, **options)[0]
 
 
-def located_read(spark, path: str, **options) -> tuple[object, list[LanePartition]]:
-    """``read``, plus its lanes in partition order: until a shuffle, partition
-    ``i`` of the DataFrame (``spark_partition_id()``) holds the events of lane ``i``."""
+def located_read(spark, path: str, *, native_pages: bool = True,
+                 **options) -> tuple[object, list[LanePartition]]:
+    """``read``, plus its lanes in partition order. With ``native_pages`` (the
+    default) page files are read by Spark's Parquet reader (page_read.py) and
+    their partitions come first; without it each lane's task reads its pages
+    too, and until a shuffle partition ``i`` of the DataFrame
+    (``spark_partition_id()``) holds every event of lane ``i``."""
     sc = spark_context(spark)
     source = JournalDataSource({**{k: str(v) for k, v in options.items()}, "path": path})
     read_options, log_uri, stored = source._read_setup()
     predicate = read_options.start_predicate()
     lanes = JournalReader(path, log_uri, stored, read_options.journal).partitions()
-    descriptions = spark.createDataFrame(located_lanes(sc, path, lanes, "reading")
-                                         .map(lambda value: (value,)), f"{LANE_COLUMN} string")
+    pages = plan_pages(lanes, predicate, read_options.journal) if native_pages else {}
+    described = located_lanes(sc, path, lanes, "reading",
+                              {lane: {"pagesElsewhere": p.names} for lane, p in pages.items()})
+    descriptions = spark.createDataFrame(described.map(lambda value: (value,)),
+                                         f"{LANE_COLUMN} string")
     task = lane_task(stored.serialize().to_pybytes(), read_options.journal, predicate,
                      read_options.skip_corrupt)
-    schema = from_arrow_schema(pa.schema(list(stored) + list(METADATA)))
-    return descriptions.mapInArrow(task, schema), lanes
+    schema = pa.schema(list(stored) + list(METADATA))
+    tails = descriptions.mapInArrow(task, from_arrow_schema(schema))
+    paged = paged_frame(spark, pages, schema, predicate)
+    return (tails if paged is None else paged.union(tails)), lanes
 
 
-def located_lanes(sc, path: str, lanes: list[LanePartition], doing: str):
-    """An RDD of one JSON lane description (lane, node, commitLog) per lane, in
-    ``lanes`` order, one partition each, each preferring the lane's node (a task
-    must still check it runs there: lane_scan.check_node)."""
+def located_lanes(sc, path: str, lanes: list[LanePartition], doing: str,
+                  extra: dict | None = None):
+    """An RDD of one JSON lane description (lane, node, commitLog, and
+    ``extra[lane]`` if given) per lane, in ``lanes`` order, one partition each,
+    each preferring the lane's node (a task must still check it runs there:
+    lane_scan.check_node)."""
     _check_placeable(path, lanes)
     cluster = live_cluster(sc, {p.node.rpartition("@")[2] for p in lanes})
     placed = [(p, preferred_locations(path, os.path.dirname(p.lane), p.node, cluster)) for p in lanes]
     log.info("%s %d lanes of %s on their nodes: %s", doing, len(placed), path,
              "; ".join(f"{p.lane} -> {', '.join(locations)}" for p, locations in placed))
-    described = [(json.dumps({"lane": p.lane, "node": p.node, "commitLog": p.log_uri}), locations)
+    described = [(json.dumps({"lane": p.lane, "node": p.node, "commitLog": p.log_uri,
+                              **(extra or {}).get(p.lane, {})}), locations)
                  for p, locations in placed]
     return _located_rdd(sc, described)
 
@@ -132,7 +145,9 @@ def lane_task(schema_ipc: bytes, journal_options: dict, predicate: Predicate, sk
         for batch in batches:
             for value in batch.column(LANE_COLUMN).to_pylist():
                 described = json.loads(value)
+                elsewhere = tuple(described.get("pagesElsewhere", ()))
                 yield from scan(LaneSlice(described["lane"], described["node"],
                                           described["commitLog"], predicate=predicate,
-                                          skip_corrupt=skip_corrupt), schema, journal_options)
+                                          skip_corrupt=skip_corrupt, pages_elsewhere=elsewhere),
+                                schema, journal_options)
     return run

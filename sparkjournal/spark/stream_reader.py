@@ -35,6 +35,8 @@ from ..journal.journal import Journal
 from ..journal.lock import LaneLock
 from ..events import event_records
 from ..events.lane_scan import LaneSlice, scan
+from ..events.page_records import live_pages
+from ..events.page_scan import record_sizes
 from .read_options import ReadOptions
 from .reader import LanePartition
 from ..events.resolve import Outcome, prepared_outcomes
@@ -170,9 +172,11 @@ def _writer_alive(lane: str) -> bool:
 
 def pending_sizes(lane: str, node: str | None, journal_options: dict, first: int,
                   end: int) -> list[tuple[int, int, int]]:
-    """(record id, rows, body bytes) of the lane's visible events in [first, end), in id order."""
+    """(record id, rows, body bytes) of the lane's visible events in [first,
+    end), in id order; paged records' from their page (bytes estimated)."""
     with Journal.read(lane, **journal_options) as snapshot:
-        sizes = []
+        sizes = [size for ref in live_pages(snapshot) if ref.last_id >= first and ref.first_id < end
+                 for size in record_sizes(lane, ref, first, end)]
         for record in lane_event_records(snapshot, node, os.path.basename(lane)):
             if first <= record.record_id < end:
                 reader, _query, _batch = event_records.open_body(record.body)

@@ -1,0 +1,143 @@
+"""PAGE records: which page files hold a lane's paged events.
+
+Paging (maintenance/paging.py) moves a lane's oldest visible events into a
+Parquet *page file* ``<lane>/pages/<name>.parquet`` (page_scan.py reads them)
+and makes it visible with ONE committed journal transaction: a PAGE record
+(user type PAGE, an ADD) naming the file, and a DELETE for every record moved.
+So a load sees either the records or the page, never both and never neither.
+A page file no live PAGE record names is never read: it is an orphan (a
+paging killed before its transaction committed, or an abandoned page) that
+the next paging run removes.
+
+A PAGE record's body, little-endian (the layout FORMAT.md lists):
+
+| offset | size | field |
+|---|---|---|
+| 0 | 4 | magic ``SJPG`` |
+| 4 | 1 | version, 1 |
+| 5 | 1 | flags, 0 |
+| 6 | 2 | n, the length of the file name (u16) |
+| 8 | 8 | the page file's size in bytes (u64) |
+| 16 | 4 | CRC-32C of the whole page file (u32) |
+| 20 | 4 | m, the number of records moved (u32) |
+| 24 | 8 | rows in the page (u64) |
+| 32 | 8 | lowest record id moved (u64) |
+| 40 | 8 | highest record id moved (u64) |
+| 48 | 8 | lowest ``_batch_id`` (i64; -1 when unknown) |
+| 56 | 8 | highest ``_batch_id`` (i64; -1 when unknown) |
+| 64 | 8 | earliest ``_commit_time``, us since the epoch (i64; -1 when unknown) |
+| 72 | 8 | latest ``_commit_time`` (i64; -1 when unknown) |
+| 80 | n | file name, UTF-8, a plain name inside ``pages/`` (no ``/``) |
+| 80+n | 8m | the record ids moved (u64), ascending |
+
+The journal's record CRC covers the body. Nothing is pickled or evaluated.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import struct
+
+PAGE = 3                               # the user type of PAGE records
+PAGES = "pages"                        # the lane's folder of page files
+MAGIC = b"SJPG"
+HEAD = struct.Struct("<4sBBHQIIQQQqqqq")
+NAME = re.compile(r"page-[0-9a-z-]+\.parquet")
+
+
+class PageRecordError(ValueError):
+    """A PAGE record body, or a page request, that does not decode."""
+
+
+@dataclasses.dataclass(frozen=True)
+class PageRef:
+    """One page file and what it holds."""
+    name: str
+    size: int
+    crc32c: int
+    rows: int
+    record_ids: tuple
+    batch_range: tuple = (-1, -1)      # (lowest, highest) _batch_id; -1: unknown
+    time_range: tuple = (-1, -1)       # (earliest, latest) _commit_time in us; -1: unknown
+
+    def __post_init__(self):
+        if not NAME.fullmatch(self.name):
+            raise PageRecordError(f"page file name {self.name!r} is not of the form "
+                                  f"page-<id>.parquet")
+        if not self.record_ids or list(self.record_ids) != sorted(set(self.record_ids)):
+            raise PageRecordError(f"page {self.name}: record ids must be ascending, "
+                                  f"without repeats, and not empty")
+
+    @property
+    def first_id(self) -> int:
+        return self.record_ids[0]
+
+    @property
+    def last_id(self) -> int:
+        return self.record_ids[-1]
+
+    def path(self, lane: str) -> str:
+        return os.path.join(lane, PAGES, self.name)
+
+    def encode(self) -> bytes:
+        name = self.name.encode()
+        head = HEAD.pack(MAGIC, 1, 0, len(name), self.size, self.crc32c, len(self.record_ids),
+                         self.rows, self.first_id, self.last_id, *self.batch_range,
+                         *self.time_range)
+        return head + name + struct.pack(f"<{len(self.record_ids)}Q", *self.record_ids)
+
+    def as_request(self) -> dict:
+        """The page as JSON-able fields (a page request's payload)."""
+        return {"name": self.name, "size": self.size, "crc32c": self.crc32c, "rows": self.rows,
+                "record_ids": list(self.record_ids), "batch_range": list(self.batch_range),
+                "time_range": list(self.time_range)}
+
+    @classmethod
+    def from_request(cls, fields: dict) -> "PageRef":
+        try:
+            return cls(str(fields["name"]), _int(fields["size"]), _int(fields["crc32c"]),
+                       _int(fields["rows"]), tuple(_int(i) for i in fields["record_ids"]),
+                       tuple(_int(v) for v in fields["batch_range"]),
+                       tuple(_int(v) for v in fields["time_range"]))
+        except (KeyError, TypeError) as error:
+            raise PageRecordError(f"a page request lacks or mistypes a field ({error}); "
+                                  f"remove it and run paging again") from error
+
+
+def _int(value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{value!r} is not a whole number")
+    return value
+
+
+def decode(body) -> PageRef:
+    raw = bytes(memoryview(body).cast("B"))
+    if len(raw) < HEAD.size:
+        raise PageRecordError(f"a PAGE record of {len(raw)} bytes is shorter than its header")
+    (magic, version, _flags, name_len, size, crc, count, rows, first, last,
+     batch_low, batch_high, time_low, time_high) = HEAD.unpack_from(raw)
+    if magic != MAGIC or version != 1:
+        raise PageRecordError(f"not a version 1 PAGE record (magic {magic!r}, version {version})")
+    if len(raw) != HEAD.size + name_len + 8 * count:
+        raise PageRecordError(f"a PAGE record of {len(raw)} bytes does not hold the name of "
+                              f"{name_len} bytes and {count} record ids it announces")
+    name = raw[HEAD.size:HEAD.size + name_len].decode()
+    ids = struct.unpack_from(f"<{count}Q", raw, HEAD.size + name_len)
+    ref = PageRef(name, size, crc, rows, tuple(ids), (batch_low, batch_high), (time_low, time_high))
+    if (ref.first_id, ref.last_id) != (first, last):
+        raise PageRecordError(f"PAGE record of {name}: its record id range {first}..{last} "
+                              f"disagrees with its record ids")
+    return ref
+
+
+def live_pages(snapshot) -> list[PageRef]:
+    """The pages a lane snapshot makes visible, oldest records first."""
+    pages = [decode(record.body) for record in snapshot.records() if record.user_type == PAGE]
+    return sorted(pages, key=lambda ref: ref.first_id)
+
+
+def paged_record_ids(snapshot) -> set:
+    """Ids of the records whose rows live in the snapshot's pages (lane_deletes'
+    ROWS_ELSEWHERE: deletes of them become deletion vectors)."""
+    return {record_id for ref in live_pages(snapshot) for record_id in ref.record_ids}

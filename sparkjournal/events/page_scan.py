@@ -1,0 +1,107 @@
+"""Reading a lane's page files (page_records.py) as the lane scan's batches.
+
+A page file is plain Parquet: the events schema at the time it was written,
+then the metadata columns of lane_scan.METADATA, one row per visible event of
+the records it replaced, in record id and row order. Its rows are exactly what
+lane_scan.scan yielded for those records, so a read after paging equals the
+read before. Here they are conformed to the reader's events schema (nulls for
+columns the page predates), ``_host`` and ``_lane`` restated from the lane
+read, and the lane's deletion vectors and pending deletes applied by
+(``_record_id``, ``_row``) - deletes of paged events are vectors
+(lane_deletes.ROWS_ELSEWHERE).
+
+Only pages named by live PAGE records of the caller's snapshot are read, while
+the snapshot is open (it holds the lane's file-set lock shared, so no page it
+names is removed meanwhile); a page file whose size differs from its PAGE
+record's is damage and fails the read naming it. Parquet's page checksums,
+written by paging, are verified on the way.
+"""
+from __future__ import annotations
+
+import os
+
+import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
+import pyarrow.parquet as pq
+
+from ..errors import SparkJournalError
+from .page_records import PageRef
+from .pruning import Predicate
+
+ROWS_PER_BATCH = 64 * 1024
+
+
+class PageFileError(SparkJournalError):
+    """A page file a live PAGE record names is missing or changed."""
+
+
+def page_ranges(ref: PageRef) -> dict:
+    """{metadata column: (lowest, highest)} of a page, for pruning."""
+    ranges = {"_record_id": (ref.first_id, ref.last_id)}
+    if ref.batch_range[0] >= 0:
+        ranges["_batch_id"] = ref.batch_range
+    if ref.time_range[0] >= 0:
+        ranges["_commit_time"] = ref.time_range
+    return ranges
+
+
+def wanted(ref: PageRef, first_id: int, end_id: int, predicate: Predicate,
+           constants: dict) -> bool:
+    """Whether a read of record ids [first_id, end_id) with ``predicate`` needs the page."""
+    if ref.last_id < first_id or ref.first_id >= end_id:
+        return False
+    return not predicate or predicate.may_match_ranges(page_ranges(ref), constants)
+
+
+def read_page(lane: str, ref: PageRef, schema: pa.Schema, deletions, *, first_id: int = 0,
+              end_id: int = 1 << 63, constants: dict | None = None):
+    """Yields the page's visible rows with record ids in [first_id, end_id) as
+    batches of ``schema`` (events schema + metadata columns, lane_scan)."""
+    path = ref.path(lane)
+    try:
+        size = os.path.getsize(path)
+    except FileNotFoundError:
+        raise PageFileError(f"lane {lane}: page file {path}, named by a live PAGE record, "
+                            f"is missing; restore it from a backup (its records were moved "
+                            f"into it)") from None
+    if size != ref.size:
+        raise PageFileError(f"lane {lane}: page file {path} holds {size} bytes, its PAGE "
+                            f"record says {ref.size}: it was changed after paging; restore "
+                            f"it from a backup")
+    filters = None
+    if first_id > ref.first_id or end_id <= ref.last_id:
+        filters = [("_record_id", ">=", first_id), ("_record_id", "<", min(end_id, 1 << 63))]
+    table = pq.read_table(path, filters=filters, page_checksum_verification=True)
+    table = deletions.filter_rows(table) if deletions else table
+    if not table.num_rows:
+        return
+    table = conform_page(table, schema, constants or {})
+    yield from table.to_batches(max_chunksize=ROWS_PER_BATCH)
+
+
+def record_sizes(lane: str, ref: PageRef, first_id: int, end_id: int) -> list[tuple[int, int, int]]:
+    """(record id, rows, estimated bytes) of the page's records in [first_id,
+    end_id), from its ``_record_id`` column alone (streaming read limits)."""
+    ids = pq.read_table(ref.path(lane), columns=["_record_id"]).column("_record_id")
+    counts = pa.compute.value_counts(ids).to_pylist() if len(ids) else []
+    per_row = ref.size / max(ref.rows, 1)
+    return sorted((c["values"], c["counts"], int(c["counts"] * per_row)) for c in counts
+                  if first_id <= c["values"] < end_id)
+
+
+def conform_page(table: pa.Table, schema: pa.Schema, constants: dict) -> pa.Table:
+    """``table`` as exactly ``schema``: nulls for columns it lacks, casts where
+    types differ, and ``constants`` {column: value} for every row."""
+    columns = []
+    for field in schema:
+        if field.name in constants:
+            columns.append(pa.chunked_array([pa.repeat(pa.scalar(constants[field.name], field.type),
+                                                        table.num_rows)]))
+            continue
+        index = table.schema.get_field_index(field.name)
+        if index < 0:
+            columns.append(pa.chunked_array([pa.nulls(table.num_rows, field.type)]))
+        else:
+            column = table.column(index)
+            columns.append(column if column.type == field.type else column.cast(field.type))
+    return pa.Table.from_arrays(columns, schema=schema)

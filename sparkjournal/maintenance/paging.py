@@ -1,0 +1,277 @@
+"""Paging (``addressFullPolicy=PAGE``): a lane's oldest visible events move
+out of the journal into Parquet page files, and the journal's space is reclaimed.
+
+A lane is paged when its data bytes exceed ``maxSizeBytes``, when its node
+root's exceed ``maxRootSizeBytes`` (the biggest lanes of the root page first,
+until the excess is covered), or when forced (one page). For each page:
+
+1. under the lane's maintenance lock (one compactor or pager per lane), the
+   oldest live records of events (by record id) whose bodies add up to about
+   ``pageSizeBytes`` are read through the lane scan (lane_scan.event_batch:
+   deletes applied, commit times from the commit log) - exactly the rows a
+   reader gets - and written as one page file (page_file.py);
+2. a ``page`` request asks the lane's writer to commit it (page_commit.py: one
+   transaction, the PAGE record and a DELETE per record moved, re-validated
+   first); if no process holds the lane it is carried out here at once
+   (lane_requests.apply_now), else by the holder at its next task;
+3. once done, a lane that is free is opened once, which reclaims the data files
+   holding only dead records (compaction later rewrites the rest).
+
+Before paging, page files that no live PAGE record and no pending request
+names are removed: orphans of a paging killed before its transaction
+committed, or of an abandoned page. No reader ever opened them.
+
+Crash behaviour: killed anywhere before the transaction commits, the records
+stay live and are read from the journal (an orphan file or a pending request is
+left; the request is still carried out, or abandoned if the records changed);
+killed after, they are read from the page file. Nothing lost, nothing twice.
+Idempotent: records named by a pending page request are not paged again.
+
+Retention does not reach paged events yet (noted in the report of issue 5).
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import time
+
+import pyarrow as pa
+
+from ..config import JournalConfig
+from ..events.event_records import EVENTS
+from ..events.lane_deletes import lane_deletions, pending_deletions
+from ..events.lane_scan import METADATA, LaneSlice, event_batch, spark_facing
+from ..events.page_records import PAGES, live_pages
+from ..events.requests import pending, submit
+from ..events.resolve import commit_log
+from ..io.files_io import fsync_dir, remove_quietly
+from ..errors import SparkJournalError
+from ..format import layout
+from ..journal.datafile import BadHeader, decode_header, is_data_file_name
+from ..journal.fileset import try_hold_maintenance
+from ..journal.journal import Journal
+from ..journal.lanes import list_lanes
+from .lane_requests import apply_now, as_free_writer
+from .page_commit import PAGE_REQUEST
+from .page_file import write_page
+
+log = logging.getLogger("sparkjournal.paging")
+
+
+@dataclasses.dataclass
+class PagingReport:
+    lane: str
+    paged: bool = False
+    reason: str = ""                      # what happened, or why nothing did
+    files_before: int = 0                 # data files of the lane
+    files_after: int = 0
+    pages_before: int = 0                 # page files of the lane
+    pages_after: int = 0
+    bytes_before: int = 0                 # bytes of the lane's data files
+    bytes_after: int = 0
+    records_paged: int = 0                # stored records moved into committed pages
+    rows_paged: int = 0
+    pages_written: int = 0                # committed
+    pages_pending: int = 0                # left to the lane's live writer
+    pages_abandoned: int = 0              # the records changed before the commit
+    orphans_removed: int = 0
+    seconds: float = 0.0
+
+    @property
+    def bytes_reclaimed(self) -> int:
+        return max(0, self.bytes_before - self.bytes_after)
+
+    def line(self) -> str:
+        text = (f"{self.lane}: paged {self.records_paged} records ({self.rows_paged} rows) into "
+                f"{self.pages_written} page files" if self.paged else
+                f"{self.lane}: not paged: {self.reason}")
+        if self.pages_pending:
+            text += f"; {self.pages_pending} pages left to the lane's live writer"
+        if self.pages_abandoned:
+            text += f"; {self.pages_abandoned} pages abandoned (records changed meanwhile)"
+        if self.orphans_removed:
+            text += f"; {self.orphans_removed} orphan page files removed"
+        return (text + f"; data files {self.files_before} -> {self.files_after}, "
+                f"{self.bytes_reclaimed} bytes reclaimed; {self.seconds:.3f}s")
+
+
+def page_lane(lane: str, node: str | None, log_uri: str, config: JournalConfig, *,
+              force: bool = False) -> PagingReport:
+    """Pages one lane of events if it is over a limit, or ``force`` (module doc)."""
+    started = time.monotonic()
+    report = PagingReport(lane)
+    report.files_before, report.bytes_before = lane_files(lane)
+    report.pages_before = len(_page_files(lane))
+    maintenance = try_hold_maintenance(lane)
+    if maintenance is None:
+        report.reason = "another maintenance process holds the lane (compact.lock)"
+    else:
+        with maintenance:
+            report.orphans_removed = remove_orphans(lane, config)
+            budget, report.reason = bytes_to_page(lane, config, force)
+            if budget > 0:
+                _page(lane, node, log_uri, config, budget, report)
+        if report.pages_written:
+            as_free_writer(lane, config, lambda journal: None)      # reclaims at open
+    report.files_after, report.bytes_after = lane_files(lane)
+    report.pages_after = len(_page_files(lane))
+    report.paged = report.pages_written > 0
+    report.seconds = time.monotonic() - started
+    log.info("%s", report.line())
+    return report
+
+
+def _page(lane, node, log_uri, config, budget: int, report: PagingReport) -> None:
+    stored = commit_log(log_uri).read_schema()
+    if stored is None:
+        report.reason = f"no events schema in the commit log {log_uri}: nothing written yet"
+        return
+    events_schema = spark_facing(stored)
+    while budget > 0:
+        page = _write_next_page(lane, node, log_uri, config, events_schema)
+        if page is None:
+            report.reason = "no live events left to page"
+            return
+        ref, nbytes = page
+        submit(lane, PAGE_REQUEST, {"page": ref.as_request()})
+        if not apply_now(lane, config):
+            report.pages_pending += 1             # records stay live until the holder commits
+            report.reason = "the lane's live writer commits the page at its next task"
+            return
+        if not os.path.exists(ref.path(lane)):
+            report.pages_abandoned += 1           # the records changed: the next run retries
+            report.reason = "the records changed before the page was committed"
+            return
+        report.pages_written += 1
+        report.records_paged += len(ref.record_ids)
+        report.rows_paged += ref.rows
+        budget -= nbytes
+
+
+def _write_next_page(lane, node, log_uri, config, events_schema: pa.Schema):
+    """Writes the next page of the lane's oldest live events not yet in a
+    pending page; (its reference, the journal bytes it replaces), or None."""
+    taken = _pending_page_ids(lane)
+    deleted_by_requests = pending_deletions(lane)          # before the snapshot
+    with Journal.read(lane, config) as snapshot:
+        records = sorted((r for r in snapshot.records()
+                          if r.user_type == EVENTS and r.record_id not in taken),
+                         key=lambda r: r.record_id)
+        chosen, nbytes = [], 0
+        for record in records:
+            if nbytes >= config.pageSizeBytes:
+                break
+            chosen.append(record)
+            nbytes += record.body_len
+        if not chosen:
+            return None
+        deletions = lane_deletions(snapshot, deleted_by_requests)
+        log_, host = commit_log(log_uri), LaneSlice(lane, node, log_uri).host
+        schema = pa.schema(list(events_schema) + list(METADATA))
+        batches = [event_batch(r, log_, deletions, events_schema, host, os.path.basename(lane))
+                   for r in chosen]
+        table = pa.Table.from_batches([b for b in batches if b is not None], schema=schema)
+        return write_page(lane, table, [r.record_id for r in chosen]), nbytes
+
+
+def _pending_page_ids(lane: str) -> set:
+    return {record_id for _path, request in pending(lane) if request["kind"] == PAGE_REQUEST
+            for record_id in (request.get("page") or {}).get("record_ids", ())}
+
+
+def remove_orphans(lane: str, config: JournalConfig) -> int:
+    """Removes the lane's page files that no live PAGE record and no pending
+    request names (call with the maintenance lock held: no page is being
+    written meanwhile)."""
+    present = _page_files(lane, with_tmp=True)
+    if not present:
+        return 0
+    named = {(request.get("page") or {}).get("name") for _path, request in pending(lane)
+             if request["kind"] == PAGE_REQUEST}                 # before the snapshot
+    with Journal.read(lane, config) as snapshot:
+        named |= {ref.name for ref in live_pages(snapshot)}
+    orphans = [name for name in present if name not in named]
+    for name in orphans:
+        remove_quietly(os.path.join(lane, PAGES, name))
+    if orphans:
+        fsync_dir(os.path.join(lane, PAGES))
+        log.info("lane %s: removed %d orphan page files: %s", lane, len(orphans), orphans)
+    return len(orphans)
+
+
+def _page_files(lane: str, with_tmp: bool = False) -> list[str]:
+    try:
+        names = os.listdir(os.path.join(lane, PAGES))
+    except FileNotFoundError:
+        return []
+    return sorted(n for n in names if n.endswith(".parquet") or (with_tmp and n.endswith(".tmp")))
+
+
+# --- how much to page ---------------------------------------------------------------------
+
+def lane_files(lane: str) -> tuple[int, int]:
+    """(data files holding data, their bytes plus the lane's large bodies): the
+    lane's size for its limits. Files in the reuse pool (freed by reclaim, their
+    first record stale) do not count. Read from headers only, no load."""
+    files = [os.path.join(lane, name) for name in os.listdir(lane) if is_data_file_name(name)]
+    used = [path for path in files if _holds_data(path)]
+    size = sum(os.path.getsize(path) for path in used)
+    try:
+        size += sum(e.stat().st_size for e in os.scandir(os.path.join(lane, "large")) if e.is_file())
+    except FileNotFoundError:
+        pass
+    return len(used), size
+
+
+def _holds_data(path: str) -> bool:
+    """Whether a data file's first record slot holds a record of this file."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(layout.FILE_HEADER_SIZE + layout.RECORD_HEADER_SIZE)
+        header = decode_header(head[:layout.FILE_HEADER_SIZE], path)
+    except (OSError, SparkJournalError, BadHeader):
+        return True                       # unreadable: counted, the loader reports it
+    if len(head) < layout.FILE_HEADER_SIZE + layout.RECORD_HEADER_SIZE:
+        return False
+    fields = layout.RECORD_HEADER.unpack_from(head, layout.FILE_HEADER_SIZE)
+    rtype, file_id32 = fields[1], fields[4]
+    return rtype != 0 and file_id32 == layout.file_id32(header.file_id)
+
+
+def lane_bytes(lane: str) -> int:
+    return lane_files(lane)[1]
+
+
+def bytes_to_page(lane: str, config: JournalConfig, force: bool) -> tuple[int, str]:
+    """(journal bytes of events to page from ``lane``, why); 0 when under its limits."""
+    if force:
+        return config.pageSizeBytes, "forced"
+    if config.addressFullPolicy != "PAGE":
+        return 0, f"addressFullPolicy is {config.addressFullPolicy}, not PAGE"
+    if config.maxSizeBytes < 0 and config.maxRootSizeBytes < 0:
+        return 0, "no maxSizeBytes or maxRootSizeBytes set"
+    size = lane_bytes(lane)
+    excess = size - config.maxSizeBytes if config.maxSizeBytes >= 0 else 0
+    if config.maxRootSizeBytes >= 0:
+        excess = max(excess, root_share(lane, config.maxRootSizeBytes))
+    if excess <= 0:
+        return 0, (f"{size} bytes, within maxSizeBytes {config.maxSizeBytes} and "
+                   f"maxRootSizeBytes {config.maxRootSizeBytes}")
+    return excess, f"{excess} bytes over the limit"
+
+
+def root_share(lane: str, limit: int) -> int:
+    """The part of its root's excess over ``limit`` this lane pages: the biggest
+    lanes take it first (ties by name), each at most its own size."""
+    lane = os.path.abspath(lane)
+    sizes = {os.path.abspath(other): lane_bytes(other) for other in list_lanes(os.path.dirname(lane))}
+    excess = sum(sizes.values()) - limit
+    for other in sorted(sizes, key=lambda path: (-sizes[path], path)):
+        if excess <= 0:
+            return 0
+        share = min(excess, sizes[other])
+        if other == lane:
+            return share
+        excess -= share
+    return 0
