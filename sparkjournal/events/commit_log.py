@@ -76,7 +76,7 @@ class Decision:
         try:
             data = json.loads(raw)
             if not isinstance(data, dict):
-                raise ValueError("not a JSON object")
+                raise ValueError(f"not a format {FORMAT} decision (not a JSON object)")
             found = data.get("format")
             if isinstance(found, int) and not isinstance(found, bool) and found > FORMAT:
                 raise FormatVersionError(where, found, FORMAT, "commit log entry")
