@@ -34,6 +34,7 @@ import pyarrow as pa
 
 from ..events.lane_scan import spark_facing
 from .bench_support import BenchResult, print_report
+from .. import register
 from .bench_sink import CHECKPOINT_MANAGER
 from .paths import UsageError
 
@@ -183,6 +184,7 @@ def run(args) -> int:
              .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
              .config("spark.sql.streaming.checkpointFileManagerClass", CHECKPOINT_MANAGER)
              .getOrCreate())
+    register(spark)      # explicit: PySpark's scan misses editable installs
     spark.sparkContext.setLogLevel("ERROR")
     spark.dataSource.register(_floor_source())
     results = []

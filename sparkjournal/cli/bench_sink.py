@@ -28,6 +28,7 @@ import tempfile
 import time
 
 from .bench_support import BenchResult, print_report
+from .. import register
 from .paths import UsageError
 
 REPEATS = 3
@@ -45,6 +46,7 @@ def _session(master: str):
              .config("spark.sql.shuffle.partitions", "2")
              .config("spark.sql.streaming.checkpointFileManagerClass", CHECKPOINT_MANAGER)
              .getOrCreate())
+    register(spark)      # explicit: PySpark's scan misses editable installs
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 
