@@ -1,0 +1,104 @@
+"""The ``paged_read`` section of ``sparkjournal bench maintenance``: reading a
+journal whose events are mostly paged, against plain Spark parquet of the same
+events, measured side by side in one run.
+
+The same events (bench_read's: id, ts, 16-char key, 200-char payload, amount)
+land once through the ``sparkjournal`` format writer and once as parquet written
+by Spark. Every lane is then paged down to a tenth of its bytes (``maxSizeBytes``
+a tenth of the lane, page files of 64 MiB), so ~90 % of the events live in
+Parquet page files and the rest in the journal's live tail. Contenders, each
+median of interleaved runs after a warm-up: ``groupBy(key).agg(sum(amount))`` and
+a full scan through the locality-aware read (``sparkjournal.read``: page files by
+Spark's native Parquet reader, the tail through Python), and through the format
+reader (``spark.read.format("sparkjournal")``: pages read by Python), against
+``spark.read.parquet``. Target (issue 5): the locality-aware read's aggregation
+at least 0.8 of parquet's rows/s.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import time
+
+from ..config import load_config
+from ..events.commit_log import default_log_uri
+from ..events.visible_events import node_lanes
+from ..journal.lock import LaneLock
+from ..maintenance.paging import lane_bytes, page_lane
+from .bench_support import BenchResult
+
+FULL_ROWS, QUICK_ROWS = 2_000_000, 200_000
+PAGE_SIZE = "64m"
+TAIL_FRACTION = 10                   # lanes are paged down to 1/10 of their bytes
+CHECKPOINT_MANAGER = ("org.apache.spark.sql.execution.streaming.checkpointing."
+                      "FileSystemBasedCheckpointFileManager")
+
+
+def _session():
+    from pyspark.sql import SparkSession
+    spark = (SparkSession.builder.master("local[*]").appName("sparkjournal-bench-paged-read")
+             .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
+             .config("spark.sql.streaming.checkpointFileManagerClass", CHECKPOINT_MANAGER)
+             .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    from .. import register
+    register(spark)
+    return spark
+
+
+def _wait_free(lanes: list[str], timeout: float = 120.0) -> None:
+    """Spark's workers keep lane writers open for laneIdleTimeout; paging needs
+    them closed to commit its pages here and now."""
+    deadline = time.monotonic() + timeout
+    for lane in lanes:
+        lock = LaneLock(lane)
+        while not lock.try_acquire():
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{lane} stayed held by a Spark worker")
+            time.sleep(0.1)
+        lock.release()
+
+
+def _page_mostly(journal: str, log) -> tuple[int, int]:
+    """Pages every lane down to a tenth of its bytes; (rows paged, pages written)."""
+    rows = pages = 0
+    for lane, node in node_lanes(journal):
+        config = load_config({"maxSizeBytes": str(max(1, lane_bytes(lane) // TAIL_FRACTION)),
+                              "pageSizeBytes": PAGE_SIZE})
+        report = page_lane(lane, node, default_log_uri(journal), config)
+        log(f"paging: {report.line()}")
+        rows, pages = rows + report.rows_paged, pages + report.pages_written
+    return rows, pages
+
+
+def section_paged_read(bench) -> list:
+    from .bench_read import _aggregate, _events, _medians, _scan
+    from ..spark.locality import read
+    logging.getLogger("py4j").setLevel(logging.CRITICAL)
+    rows = QUICK_ROWS if bench.sizes.get("quick") else FULL_ROWS
+    journal, parquet = (os.path.join(bench.directory, n) for n in ("paged-journal", "paged-parquet"))
+    spark = _session()
+    try:
+        events = _events(spark.range(0, rows, numPartitions=2))
+        events.write.format("sparkjournal").option("laneIdleTimeout", "1s").mode("append").save(journal)
+        events.write.parquet(parquet)
+        _wait_free([lane for lane, _node in node_lanes(journal)])
+        paged_rows, pages = _page_mostly(journal, bench.log)
+        bench.log(f"paged {paged_rows:,} of {rows:,} events into {pages} page files")
+        frames = {"paged, sparkjournal.read": read(spark, journal),
+                  "paged, format reader": spark.read.format("sparkjournal").load(journal),
+                  "parquet": spark.read.parquet(parquet)}
+        results = []
+        for query, make, target in (("groupBy(key).agg(sum)", _aggregate, 0.8),
+                                    ("full scan", _scan, 0.0)):
+            med = _medians({n: make(f) for n, f in frames.items()}, rows, bench.log, query)
+            detail = (f"{paged_rows / rows:.0%} of events paged into {pages} files; format "
+                      f"reader {med['paged, format reader']:,.0f} rows/s "
+                      f"({med['paged, format reader'] / med['parquet']:.2f} of parquet)")
+            results.append(BenchResult(
+                f"read {query} of {rows:,} mostly paged events vs parquet",
+                med["paged, sparkjournal.read"], "rows/s", med["parquet"], target, "ratio",
+                detail if target else detail + "; reported, no target"))
+        return results
+    finally:
+        spark.stop()
