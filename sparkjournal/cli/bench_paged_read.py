@@ -4,9 +4,10 @@ events, measured side by side in one run.
 
 The same events (bench_read's: id, ts, 16-char key, 200-char payload, amount)
 land once through the ``sparkjournal`` format writer and once as parquet written
-by Spark. Every lane is then paged down to a tenth of its bytes (``maxSizeBytes``
-a tenth of the lane, page files of 64 MiB), so ~90 % of the events live in
-Parquet page files and the rest in the journal's live tail. Contenders, each
+by Spark. Every lane is then paged with page files of 64 MiB, as many as fit in
+nine tenths of its bytes (``maxSizeBytes`` set so), so most of the events (the
+run prints how many) live in Parquet page files and the rest in the journal's
+live tail. Contenders, each
 median of interleaved runs after a warm-up: ``groupBy(key).agg(sum(amount))`` and
 a full scan through the locality-aware read (``sparkjournal.read``: page files by
 Spark's native Parquet reader, the tail through Python), and through the format
@@ -28,8 +29,8 @@ from ..maintenance.paging import lane_bytes, page_lane
 from .bench_support import BenchResult
 
 FULL_ROWS, QUICK_ROWS = 2_000_000, 200_000
-PAGE_SIZE = "64m"
-TAIL_FRACTION = 10                   # lanes are paged down to 1/10 of their bytes
+PAGE_SIZE = 64 << 20
+PAGED_SHARE = 0.9                    # at most this share of a lane's bytes is paged
 CHECKPOINT_MANAGER = ("org.apache.spark.sql.execution.streaming.checkpointing."
                       "FileSystemBasedCheckpointFileManager")
 
@@ -60,11 +61,15 @@ def _wait_free(lanes: list[str], timeout: float = 120.0) -> None:
 
 
 def _page_mostly(journal: str, log) -> tuple[int, int]:
-    """Pages every lane down to a tenth of its bytes; (rows paged, pages written)."""
+    """Pages as many whole pages of every lane as fit in PAGED_SHARE of it (the
+    paging step pages until the excess over maxSizeBytes is covered: an excess of
+    k - 1/2 pages makes k); (rows paged, pages written)."""
     rows = pages = 0
     for lane, node in node_lanes(journal):
-        config = load_config({"maxSizeBytes": str(max(1, lane_bytes(lane) // TAIL_FRACTION)),
-                              "pageSizeBytes": PAGE_SIZE})
+        size = lane_bytes(lane)
+        whole_pages = max(1, int(size * PAGED_SHARE // PAGE_SIZE))
+        limit = max(0, size - (whole_pages * PAGE_SIZE - PAGE_SIZE // 2))
+        config = load_config({"maxSizeBytes": str(limit), "pageSizeBytes": str(PAGE_SIZE)})
         report = page_lane(lane, node, default_log_uri(journal), config)
         log(f"paging: {report.line()}")
         rows, pages = rows + report.rows_paged, pages + report.pages_written
