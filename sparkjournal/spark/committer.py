@@ -65,6 +65,10 @@ class BatchMetrics:
                 + (f"; {self.dropped_rows} rows DROPPED: lanes full ({', '.join(self.dropped_lanes)}; "
                    f"addressFullPolicy DROP)" if self.dropped_rows else ""))
 
+    def log_to(self, logger: logging.Logger) -> None:
+        """The batch's line: a warning when rows were dropped, else info."""
+        (logger.warning if self.dropped_rows else logger.info)(self.line())
+
 
 class BatchCommitter:
     def __init__(self, path: str, options: dict, log_uri: str | None = None):
