@@ -270,6 +270,31 @@ def test_bench_journal_quick_prints_a_table_and_writes_json(tmp_path, capsys):
     assert [p.name for p in tmp_path.iterdir()] == ["bench.json"]   # its working folder is removed
 
 
+def test_latency_targets_pass_at_or_below_their_bound():
+    from sparkjournal.cli.bench_support import BenchResult, render_table
+    within = BenchResult("p99", 4.0, "ms", 2.0, 2.0, "max_ratio")
+    over = BenchResult("p99", 4.1, "ms", 2.0, 2.0, "max_ratio")
+    stall = BenchResult("stall", 120.0, "ms", 3.0, 100.0, "max_value")
+    assert within.passed and not over.passed and not stall.passed
+    table = render_table([within, stall])
+    assert "<= 2x" in table and "<= 100" in table
+
+
+def test_bench_maintenance_quick_compaction_prints_ratios_and_writes_json(tmp_path, capsys):
+    results = tmp_path / "bench.json"
+    assert main(["bench", "maintenance", "--quick", "--only", "compaction", "--dir", str(tmp_path),
+                 "--json", str(results)]) == 0
+    out = capsys.readouterr().out
+    assert "compaction vs plain copy, 4.0 KiB records" in out and "rewrite" in out
+    rows = json.loads(results.read_text())
+    assert [r["name"] for r in rows] == ["compaction vs plain copy, 4.0 KiB records",
+                                         "compaction vs plain copy, 256.0 KiB records"]
+    for row in rows:
+        assert row["value"] > 0 and row["baseline"] > 0 and row["target_of"] == "ratio"
+        assert row["pass"] == (row["ratio"] >= 0.5)
+    assert [p.name for p in tmp_path.iterdir()] == ["bench.json"]   # its working folder is removed
+
+
 # --- errors and entry points ----------------------------------------------------------------
 @pytest.mark.parametrize("argv, message", [
     (["frobnicate"], "invalid choice: 'frobnicate'"),

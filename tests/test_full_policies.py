@@ -280,6 +280,7 @@ def test_block_policy_waits_until_retention_frees_space_then_lands_once(spark, f
     assert blocking.history[-1].rows == 500
 
 
+@pytest.mark.slow          # ~10 s: Spark kills a Python worker only after its task-kill timeout
 def test_block_policy_wait_is_interrupted_by_a_spark_task_kill(spark, full_journal, wait_lanes_free):
     path, lane, sink = full_journal
     thread, outcome = _start_blocked_batch(spark, sink("BLOCK"), 1, 1000, 500, group="blocked")

@@ -67,6 +67,10 @@ class BatchMetrics:
                 + (f"; {self.dropped_rows} rows DROPPED: lanes full ({', '.join(self.dropped_lanes)}; "
                    f"addressFullPolicy DROP)" if self.dropped_rows else ""))
 
+    def log_to(self, logger: logging.Logger) -> None:
+        """The batch's line: a warning when rows were dropped, else info."""
+        (logger.warning if self.dropped_rows else logger.info)(self.line())
+
 
 def check_log_location(path: str, log_uri: str) -> None:
     """A commit log on a local path under the journal root (the default

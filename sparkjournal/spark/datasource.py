@@ -79,7 +79,7 @@ class _Writer:
             committer.commit_reachable(found)
         else:
             committer.commit(query, batch, found, metrics)
-        (log.warning if metrics.dropped_rows else log.info)(metrics.line())
+        metrics.log_to(log)
 
 
 def _written(messages) -> list[dict]:

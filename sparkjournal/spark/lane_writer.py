@@ -112,7 +112,8 @@ def _write_prepared(writer, batches, plan: WritePlan, identity: tuple, where: st
         journal.refresh()
         carry_out_all(journal)
         if admit(journal, where) == DROP:
-            return _dropped(writer, identity, sum(batch.num_rows for batch in batches))
+            dropped = sum(batch.num_rows for batch in batches)
+            return _message(writer, identity, dropped=dropped) if dropped else None
         records = rows = nbytes = 0
         append_s = 0.0
         chunk, chunk_bytes = [], 0
@@ -144,22 +145,20 @@ def _write_prepared(writer, batches, plan: WritePlan, identity: tuple, where: st
         if isinstance(error, (SinkTaskError, JournalFullError)) or not isinstance(error, Exception):
             raise
         raise SinkTaskError(f"{where}: {type(error).__name__}: {error}") from error
-    return {"query": query, "batch": batch_id, "node": writer.node,
-            "host": socket.gethostname(), "root": writer.root,
-            "lane": writer.lane, "tx": tx, "records": records, "rows": rows, "bytes": nbytes,
-            "partition": partition, "attempt": attempt,
-            "write_ms": append_s * 1e3, "prepare_ms": (done - written) * 1e3, "dropped": 0}
+    return _message(writer, identity, tx=tx, records=records, rows=rows, nbytes=nbytes,
+                    write_ms=append_s * 1e3, prepare_ms=(done - written) * 1e3)
 
 
-def _dropped(writer, identity: tuple, rows: int) -> dict | None:
-    """The message of a task whose rows the DROP policy dropped: no tx."""
+def _message(writer, identity: tuple, *, tx: int | None = None, records: int = 0, rows: int = 0,
+             nbytes: int = 0, write_ms: float = 0.0, prepare_ms: float = 0.0,
+             dropped: int = 0) -> dict:
+    """A task's commit message (MESSAGE_SCHEMA); ``tx`` None: it wrote nothing,
+    the DROP policy dropped its ``dropped`` rows."""
     query, batch_id, partition, attempt = identity[:4]
-    if not rows:
-        return None
     return {"query": query, "batch": batch_id, "node": writer.node, "host": socket.gethostname(),
-            "root": writer.root, "lane": writer.lane, "tx": None, "records": 0, "rows": 0,
-            "bytes": 0, "partition": partition, "attempt": attempt, "write_ms": 0.0,
-            "prepare_ms": 0.0, "dropped": rows}
+            "root": writer.root, "lane": writer.lane, "tx": tx, "records": records, "rows": rows,
+            "bytes": nbytes, "partition": partition, "attempt": attempt, "write_ms": write_ms,
+            "prepare_ms": prepare_ms, "dropped": dropped}
 
 
 def _with_end(batches):

@@ -92,7 +92,7 @@ class JournalSink:
             self.committer.commit(query, batch_id, [row.asDict() for row in rows], metrics)
         self.history.append(metrics)
         self._landed += 1
-        (log.warning if metrics.dropped_rows else log.info)(metrics.line())
+        metrics.log_to(log)
 
     @property
     def batches_landed(self) -> int:
