@@ -64,7 +64,13 @@ class LargeStore:
     def read(self, ref: bytes | memoryview, verify: bool = True) -> memoryview:
         large_id, size, crc, _ = layout.LARGE_REF.unpack(bytes(ref))
         path = self.path(large_id)
-        with open(path, "rb") as handle:
+        try:
+            handle = open(path, "rb")
+        except FileNotFoundError as error:
+            raise CorruptJournalError(path, 0, f"the large body of {size} bytes a record refers "
+                                      f"to is missing (removed by something other than "
+                                      f"sparkjournal)") from error
+        with handle:
             actual = os.fstat(handle.fileno()).st_size
             if actual != size:
                 raise CorruptJournalError(path, 0, f"large body is {actual} bytes, its record says {size}")
