@@ -76,6 +76,10 @@ def build_parser() -> argparse.ArgumentParser:
                          "(retention=7d, compactMinFiles=4, ...); repeat for several")
     compact.add_argument("--json", metavar="FILE", help="also write every lane's report as JSON")
 
+    options = _command(commands, "options", "options:run",
+                       "List every option: default, accepted values, meaning.")
+    options.add_argument("--markdown", action="store_true", help="as the README's markdown table")
+
     perf = _command(commands, "perf-journal", "perf_journal:run",
                     "Time synced 4 KiB writes through the journal's I/O backend and print "
                     "the bufferTimeout to configure for this disk.")
