@@ -73,20 +73,18 @@ def test_a_bad_value_in_the_conf_file_names_the_key(tmp_path, monkeypatch):
     assert_names(caught, "maxIO", "lots", accepts("maxIO"))
 
 
-@pytest.mark.parametrize("key", READ_OPTIONS)
-def test_a_bad_read_option_names_key_value_and_what_is_accepted(tmp_path, key):
-    value = BAD_READ_VALUES[key]
-    with pytest.raises(ConfigError) as caught:
-        parse_read_options({"path": str(tmp_path), key: value})
-    assert_names(caught, key, value, READ_OPTION_DOCS[key][1])
+SPARK_CASES = ([("read", key, BAD_READ_VALUES[key], READ_OPTION_DOCS[key][1]) for key in READ_OPTIONS]
+               + [("write", key, BAD_WRITE_VALUES[key], SINK_OPTION_DOCS[key][1])
+                  for key in SINK_OPTIONS])
 
 
-@pytest.mark.parametrize("key", SINK_OPTIONS)
-def test_a_bad_write_option_names_key_value_and_what_is_accepted(tmp_path, key):
-    value = BAD_WRITE_VALUES[key]
+@pytest.mark.parametrize("kind,key,value,accepted", SPARK_CASES, ids=[c[1] for c in SPARK_CASES])
+def test_a_bad_read_or_write_option_names_key_value_and_what_is_accepted(tmp_path, kind, key, value,
+                                                                        accepted):
+    parse = parse_read_options if kind == "read" else split_options
     with pytest.raises(ConfigError) as caught:
-        split_options({"path": str(tmp_path), key: value})
-    assert_names(caught, key, value, SINK_OPTION_DOCS[key][1])
+        parse({"path": str(tmp_path), key: value})
+    assert_names(caught, key, value, accepted)
 
 
 def test_a_write_option_in_a_read_is_refused_naming_it(tmp_path):
