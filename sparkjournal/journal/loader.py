@@ -112,6 +112,7 @@ def _open_files(directory: str, writable: bool, report: LoadReport) -> tuple[lis
     files = []
     seen_ids: dict[int, str] = {}
     for path in paths:
+        damage = ""
         try:
             header = read_header(path)
         except FileNotFoundError as error:
@@ -120,15 +121,14 @@ def _open_files(directory: str, writable: bool, report: LoadReport) -> tuple[lis
             # A file of the wrong size that holds records of its own lost some
             # (or gained bytes nobody wrote): damage, never a silent skip. One
             # that holds none (a pool file) goes aside like a bad header.
-            held = _holds_records(path, bad.header)
-            if held:
-                how = ("cut it short (records past that cannot be listed)"
-                       if bad.actual < bad.header.file_size else "appended to it")
-                files.append((bad.header, path, f"the file is {bad.actual} bytes but its header "
-                              f"says {bad.header.file_size}: something outside sparkjournal {how}"))
+            if not _holds_records(path, bad.header):
+                _set_aside(directory, path, bad, writable, report)
                 continue
-            _set_aside(directory, path, bad, writable, report)
-            continue
+            how = ("cut it short (records past that cannot be listed)"
+                   if bad.actual < bad.header.file_size else "appended to it")
+            header, damage = bad.header, (f"the file is {bad.actual} bytes but its header says "
+                                          f"{bad.header.file_size}: something outside "
+                                          f"sparkjournal {how}")
         except BadHeader as bad:
             _set_aside(directory, path, bad, writable, report)
             continue
@@ -136,7 +136,7 @@ def _open_files(directory: str, writable: bool, report: LoadReport) -> tuple[lis
             raise CorruptJournalError(path, 16, f"file id {header.file_id} is also the id of "
                                       f"{seen_ids[header.file_id]}")
         seen_ids[header.file_id] = path
-        files.append((header, path, ""))
+        files.append((header, path, damage))
     files.sort(key=lambda entry: entry[0].file_id)
     loaded = []
     for header, path, size_damage in files:
