@@ -14,6 +14,7 @@ import os
 import re
 from typing import Any, Mapping
 
+from .config_keys import accepts
 from .errors import ConfigError
 from .format.layout import FILE_HEADER_SIZE, FILE_SIZE_MULTIPLE
 
@@ -180,6 +181,15 @@ def _validate(options: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _parse_one(key: str, value: Any) -> Any:
+    """One option's typed value; a bad one raises ConfigError with the key's
+    one description of what it accepts (config_keys.py)."""
+    try:
+        return _parse_typed(key, value)
+    except ConfigError:
+        raise ConfigError(key, value, accepts(key)) from None
+
+
+def _parse_typed(key: str, value: Any) -> Any:
     if key in ("fileSize",):
         size = parse_size(key, value)
         if size < 2 * FILE_HEADER_SIZE or size % FILE_SIZE_MULTIPLE or size >= 1 << 32:

@@ -102,3 +102,39 @@ def test_disk_full_on_large_record_fails_clearly(tmp_path, backend):
         with Journal.open(lane, journalType=backend, **OPTIONS) as journal:
             assert {r.record_id: bytes(r.body) for r in journal.records()} == \
                 {1: b"small", 3: b"still writable"}
+
+
+def test_disk_full_during_compaction_fails_clearly_and_changes_nothing(tmp_path):
+    """Compaction writes its new files beside the old ones; with no room for
+    them it fails saying the disk is full, leaves no .cmp file or control file,
+    and the lane reads and writes as before; with room again it compacts."""
+    from sparkjournal.maintenance.compactor import compact_lane
+    with small_disk(str(tmp_path / "disk"), 768) as disk:
+        lane = os.path.join(disk, "lane")
+        with Journal.open(lane, **OPTIONS) as journal:
+            for record_id in range(1, 1500):
+                journal.append_add(record_id, body(record_id), user_type=1, sync=False)
+            for record_id in range(1, 1500, 3):
+                journal.append_delete(record_id, sync=False)
+        live = {i: body(i) for i in range(1, 1500) if i % 3 != 1}
+        ballast = os.path.join(disk, "ballast")
+        fd = os.open(ballast, os.O_WRONLY | os.O_CREAT, 0o600)  # fill what is left
+        try:
+            with contextlib.suppress(OSError):
+                while os.write(fd, b"\0" * 4096):
+                    pass
+        finally:
+            os.close(fd)
+        with pytest.raises(JournalIOError) as caught:
+            compact_lane(lane, force=True, **OPTIONS)
+        assert caught.value.errno == errno.ENOSPC and "disk is full" in str(caught.value)
+        assert lane in str(caught.value)
+        assert not [n for n in os.listdir(lane) if n.endswith((".cmp", ".tmp", ".ctl"))]
+        with Journal.read(lane, **OPTIONS) as snapshot:
+            assert {r.record_id: bytes(r.body) for r in snapshot.records()} == live
+
+        os.unlink(ballast)
+        report = compact_lane(lane, force=True, **OPTIONS)
+        assert report.compacted, report.line()
+        with Journal.open(lane, **OPTIONS) as journal:
+            assert {r.record_id: bytes(r.body) for r in journal.records()} == live

@@ -82,5 +82,6 @@ def test_starting_batch_id_option_reads_from_that_batch(spark, journal):
 
 
 def test_bad_read_option_names_the_option(spark, journal):
-    with pytest.raises(Exception, match="startingBatchId must be a batch id"):
+    with pytest.raises(Exception, match="startingBatchId='yesterday' is not valid: startingBatchId "
+                                        "accepts a batch id"):
         spark.read.format("sparkjournal").option("startingBatchId", "yesterday").load(journal)

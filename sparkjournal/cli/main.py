@@ -73,6 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
                  "cluster-wide).", "page every lane: one page of its oldest events "
                  "(pageSizeBytes), whatever the limits say")
 
+    options = _command(commands, "options", "options:run",
+                       "List every option: default, accepted values, meaning.")
+    options.add_argument("--markdown", action="store_true", help="as the README's markdown table")
+
     perf = _command(commands, "perf-journal", "perf_journal:run",
                     "Time synced 4 KiB writes through the journal's I/O backend and print "
                     "the bufferTimeout to configure for this disk.")

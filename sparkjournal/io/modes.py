@@ -17,8 +17,11 @@ tool) therefore uses 0750 / 0640.
 """
 from __future__ import annotations
 
+import errno as errno_codes
 import os
 import threading
+
+from ..errors import JournalIOError
 
 DEFAULT_DIR_MODE = 0o750
 DEFAULT_FILE_MODE = 0o640
@@ -70,8 +73,28 @@ def make_dir(path: str, exist_ok: bool = False) -> None:
     except FileExistsError:
         if not exist_ok or not os.path.isdir(path):
             raise
+    except OSError as error:
+        raise not_writable(error, path) from error
 
 
 def create_file(path: str, flags: int) -> int:
     """``os.open(path, flags | O_CREAT | O_CLOEXEC, file mode)``: the fd."""
-    return os.open(path, flags | os.O_CREAT | os.O_CLOEXEC, modes_for(path)[1])
+    try:
+        return os.open(path, flags | os.O_CREAT | os.O_CLOEXEC, modes_for(path)[1])
+    except OSError as error:
+        raise not_writable(error, path) from error
+
+
+READ_ONLY = (errno_codes.EROFS, errno_codes.EACCES, errno_codes.EPERM)
+
+
+def not_writable(error: OSError, path: str) -> OSError:
+    """A read-only or foreign folder as a JournalIOError saying so (errno kept);
+    other errors unchanged."""
+    if error.errno not in READ_ONLY:
+        return error
+    name = errno_codes.errorcode.get(error.errno, str(error.errno))
+    return JournalIOError(error.errno, (
+        f"cannot create {path}: {error.strerror} ({name}). Writers and maintenance need "
+        f"the journal folder writable (readers do not): remount it read-write or give "
+        f"this user write access to it"))

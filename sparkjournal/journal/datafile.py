@@ -52,6 +52,15 @@ class BadHeader(Exception):
     """The header cannot be trusted: the file goes to the attic."""
 
 
+class WrongSize(BadHeader):
+    """A valid header, but the file is not the size it says: cut short or grown
+    after it was written (nothing sparkjournal does changes a data file's size)."""
+
+    def __init__(self, header: "FileHeader", actual: int):
+        self.header, self.actual = header, actual
+        super().__init__(f"file is {actual} bytes, its header says {header.file_size}")
+
+
 def decode_header(raw: bytes, path: str) -> FileHeader:
     """Parses a header block; BadHeader if it is not one, FormatVersionError if a
     newer sparkjournal wrote it."""
@@ -89,7 +98,7 @@ def read_header(path: str) -> FileHeader:
     header = decode_header(raw, path)
     actual = os.path.getsize(path)
     if actual != header.file_size:
-        raise BadHeader(f"file is {actual} bytes, its header says {header.file_size}")
+        raise WrongSize(header, actual)
     return header
 
 

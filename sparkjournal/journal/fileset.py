@@ -60,15 +60,11 @@ class HeldLock:
 def _open(path: str, create: bool) -> int | None:
     try:
         return create_file(path, os.O_RDWR) if create else os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    except PermissionError:
-        if create:
-            return _open(path, create=False)
-        return None
     except FileNotFoundError:
         return None
     except OSError as error:
-        if error.errno == errno.EROFS:
-            return _open(path, create=False)
+        if error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            return _open(path, create=False) if create else None
         raise
 
 

@@ -179,6 +179,7 @@ class Journal(JournalSnapshot):
 
     def __init__(self, path: str, config: JournalConfig, lock: LaneLock):
         self._lock_file = lock
+        use_config_modes(path, config)
         if config.archive:          # refused at open, not at the first reclaim mid-write
             check_inside(path, config.archiveDirectory, "archiveDirectory")
         self.factory = choose_factory(path, config)

@@ -72,9 +72,10 @@ class LargeStore:
         path = self.path(large_id)
         try:
             handle = open(path, "rb")
-        except FileNotFoundError:
-            raise CorruptJournalError(path, 0, "the large body a live record references is "
-                                      "missing") from None
+        except FileNotFoundError as error:
+            raise CorruptJournalError(path, 0, f"the large body of {size} bytes a record refers "
+                                      f"to is missing (removed by something other than "
+                                      f"sparkjournal)") from error
         with handle:
             actual = os.fstat(handle.fileno()).st_size
             if actual != size:

@@ -21,7 +21,7 @@ import shutil
 from ..errors import CorruptJournalError, TransactionError
 from ..format import layout
 from ..io.modes import make_dirs
-from .datafile import BadHeader, FileHeader, MappedFile, is_data_file_debris, read_header
+from .datafile import BadHeader, FileHeader, MappedFile, WrongSize, is_data_file_debris, read_header
 from .inside import check_inside
 from .records import LoadReport, Recovery, TornTail
 from .state import JournalState
@@ -39,6 +39,7 @@ class LoadedFile:
     n_data: int                    # scan records that are data (the rest were dropped)
     end: int                       # end of data: the writer appends after it
     torn_end: int = 0              # writer zeroes [end, torn_end) before appending
+    size_damage: str = ""          # not its header's size, and it holds records: damaged
 
     @property
     def file_id(self) -> int:
@@ -111,24 +112,62 @@ def _open_files(directory: str, writable: bool, report: LoadReport) -> tuple[lis
     files = []
     seen_ids: dict[int, str] = {}
     for path in paths:
+        damage = ""
         try:
             header = read_header(path)
+        except FileNotFoundError as error:
+            raise vanished(path) from error
+        except WrongSize as bad:
+            # A file of the wrong size that holds records of its own lost some
+            # (or gained bytes nobody wrote): damage, never a silent skip. One
+            # that holds none (a pool file) goes aside like a bad header.
+            if not _holds_records(path, bad.header):
+                _set_aside(directory, path, bad, writable, report)
+                continue
+            how = ("cut it short (records past that cannot be listed)"
+                   if bad.actual < bad.header.file_size else "appended to it")
+            header, damage = bad.header, (f"the file is {bad.actual} bytes but its header says "
+                                          f"{bad.header.file_size}: something outside "
+                                          f"sparkjournal {how}")
         except BadHeader as bad:
-            if writable:
-                report.attic.append(move_to_attic(directory, path))
-            report.warnings.append(f"{path}: {bad}; " + ("moved to attic/" if writable else "skipped"))
+            _set_aside(directory, path, bad, writable, report)
             continue
         if header.file_id in seen_ids:
             raise CorruptJournalError(path, 16, f"file id {header.file_id} is also the id of "
                                       f"{seen_ids[header.file_id]}")
         seen_ids[header.file_id] = path
-        files.append((header, path))
-    files.sort(key=lambda pair: pair[0].file_id)
+        files.append((header, path, damage))
+    files.sort(key=lambda entry: entry[0].file_id)
     loaded = []
-    for header, path in files:
-        mapped = MappedFile(path)
-        loaded.append(LoadedFile(path, header, mapped, None, 0, layout.FILE_HEADER_SIZE))
+    for header, path, size_damage in files:
+        try:
+            mapped = MappedFile(path)
+        except FileNotFoundError as error:
+            raise vanished(path) from error
+        loaded.append(LoadedFile(path, header, mapped, None, 0, layout.FILE_HEADER_SIZE,
+                                 size_damage=size_damage))
     return loaded, pending_swap
+
+
+def vanished(path: str) -> CorruptJournalError:
+    """A data file listed a moment ago is gone: only something outside
+    sparkjournal removes data files while the file-set lock is held shared."""
+    return CorruptJournalError(path, 0, "the data file disappeared while the lane was being "
+                               "opened (removed by something other than sparkjournal)")
+
+
+def _holds_records(path: str, header: FileHeader) -> bool:
+    mapped = MappedFile(path)
+    try:
+        return mapped.scan(header.file_id, verify_crc=True).n > 0
+    finally:
+        mapped.close()
+
+
+def _set_aside(directory: str, path: str, bad: BadHeader, writable: bool, report: LoadReport) -> None:
+    if writable:
+        report.attic.append(move_to_attic(directory, path))
+    report.warnings.append(f"{path}: {bad}; " + ("moved to attic/" if writable else "skipped"))
 
 
 def _scan_all(files: list, verify_crc: bool) -> None:
@@ -152,6 +191,9 @@ def _classify(files: list, report: LoadReport) -> list:
     for index, file in enumerate(files):
         scan = file.scan
         file.n_data, file.end = scan.n_clean, scan.clean_end
+        if file.size_damage:
+            damaged.append((file, min(scan.clean_end, len(file.mapped.view)), file.size_damage))
+            continue
         after = scan.n - scan.n_clean
         sealed_end = file.header.sealed_end
         if sealed_end and (after or scan.clean_end != sealed_end):

@@ -14,6 +14,7 @@ import time
 from ..config import JournalConfig
 from ..events.commit_log import default_log_uri
 from ..events.visible_events import node_lanes
+from ..io.modes import use_config_modes
 from ..journal.lanes import list_lanes
 from .compactor import compact_lane
 from .lane_maintenance import LaneReport, maintain_lane
@@ -36,6 +37,8 @@ def maintain_path(path: str, config: JournalConfig, *, log_uri: str | None = Non
     lane of events under ``path``; lanes of a plain journal are only compacted,
     and never paged (they hold no events)."""
     lanes = lanes_under(path)
+    for lane, _node in lanes:              # what maintenance creates gets the journal's modes
+        use_config_modes(lane, config)
     log_uri = log_uri or default_log_uri(path)
     reports = []
     for number, (lane, node) in enumerate(lanes, 1):

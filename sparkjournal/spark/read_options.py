@@ -3,14 +3,9 @@
 before any task runs. Everything that is not a read option is a journal option
 (config.py validates those).
 
-| option | default | meaning |
-|---|---|---|
-| commitLog | `<path>/_commits` | where the writers' decisions live |
-| skipCorrupt | false | leave a damaged file out of the read and report it, instead of failing |
-| startingBatchId | – | only events of batches with this id or later |
-| startingTimestamp | – | only events committed at or after this time (ISO 8601 or epoch ms) |
-| maxRowsPerTrigger | – | streaming: at most about this many rows per micro-batch |
-| maxBytesPerTrigger | – | streaming: at most about this many bytes per micro-batch (`64m`) |
+Each option's default, accepted values and meaning are in ``READ_OPTION_DOCS``
+(and ``commitLog`` in sink.SINK_OPTION_DOCS); ``sparkjournal options
+--markdown`` prints them as the README's table.
 
 A micro-batch takes whole stored records, and at least one, so a limit smaller
 than one record still makes progress.
@@ -21,12 +16,25 @@ import dataclasses
 import datetime
 
 from ..config import parse_bool, parse_size
-from ..errors import SparkJournalError
+from ..errors import ConfigError, SparkJournalError
 from ..events.pruning import Comparison, Predicate
 from .sink import split_options
 
 READ_OPTIONS = ("skipCorrupt", "startingBatchId", "startingTimestamp",
                 "maxRowsPerTrigger", "maxBytesPerTrigger")
+# option -> (default, what it accepts, what it does)
+READ_OPTION_DOCS = {
+    "skipCorrupt": ("false", "true or false",
+                    "leave a damaged file out of the read and report it, instead of failing"),
+    "startingBatchId": ("–", "a batch id (a whole number from 0 up)",
+                        "only events of batches with this id or later"),
+    "startingTimestamp": ("–", "ISO 8601 (2026-11-21T08:00:00Z) or milliseconds since the epoch",
+                          "only events committed at or after this time"),
+    "maxRowsPerTrigger": ("–", "a whole number from 1 up",
+                          "streaming: at most about this many rows per micro-batch"),
+    "maxBytesPerTrigger": ("–", "a size such as 64m, 490k, 1g or a number of bytes",
+                           "streaming: at most about this many bytes per micro-batch"),
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,15 +72,23 @@ def parse_read_options(options) -> ReadOptions:
             rest[key] = value
     sink, journal = split_options(rest)
     if "txnAppId" in sink:
-        raise SparkJournalError("txnAppId is a write option; a read sees every writer's events")
+        raise ConfigError("txnAppId", sink["txnAppId"], "nothing in a read: it is a write "
+                          "option, and a read sees every writer's events")
     return ReadOptions(
         path, sink.get("commitLog"), journal,
-        skip_corrupt=parse_bool("skipCorrupt", read.get("skipCorrupt", False)),
+        skip_corrupt=_parsed(parse_bool, "skipCorrupt", read.get("skipCorrupt", False)),
         starting_batch_id=_non_negative("startingBatchId", read.get("startingBatchId")),
         starting_time=_timestamp(read.get("startingTimestamp")),
         max_rows=_positive("maxRowsPerTrigger", read.get("maxRowsPerTrigger")),
-        max_bytes=(parse_size("maxBytesPerTrigger", read["maxBytesPerTrigger"])
+        max_bytes=(_parsed(parse_size, "maxBytesPerTrigger", read["maxBytesPerTrigger"])
                    if read.get("maxBytesPerTrigger") is not None else None))
+
+
+def _parsed(parse, name: str, value):
+    try:
+        return parse(name, value)
+    except ConfigError:
+        raise ConfigError(name, value, READ_OPTION_DOCS[name][1]) from None
 
 
 def _non_negative(name: str, value) -> int | None:
@@ -83,16 +99,19 @@ def _non_negative(name: str, value) -> int | None:
     except ValueError:
         number = -1
     if number < 0:
-        raise SparkJournalError(f"{name} must be a batch id (an integer >= 0), not {value!r}")
+        raise ConfigError(name, value, READ_OPTION_DOCS[name][1])
     return number
 
 
 def _positive(name: str, value) -> int | None:
     if value is None:
         return None
-    number = _non_negative(name, value)
-    if number == 0:
-        raise SparkJournalError(f"{name} must be at least 1, not {value!r}")
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise ConfigError(name, value, READ_OPTION_DOCS[name][1])
     return number
 
 
@@ -106,6 +125,6 @@ def _timestamp(value) -> datetime.datetime | None:
             return datetime.datetime.fromtimestamp(int(text) / 1e3, datetime.timezone.utc)
         parsed = datetime.datetime.fromisoformat(text)
     except (ValueError, OverflowError) as error:
-        raise SparkJournalError(f"startingTimestamp must be ISO 8601 (2026-11-21T08:00:00Z) or "
-                                f"milliseconds since the epoch, not {value!r}") from error
+        raise ConfigError("startingTimestamp", value,
+                          READ_OPTION_DOCS["startingTimestamp"][1]) from error
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=datetime.timezone.utc)

@@ -25,13 +25,25 @@ import logging
 import time
 
 from ..config import load_config
-from ..errors import SparkJournalError
+from ..errors import ConfigError, SparkJournalError
 from .committer import BatchCommitter, BatchMetrics
 from .lane_writer import MESSAGE_SCHEMA, WritePlan, arrow_task
 from .schema import spark_to_arrow
 
 log = logging.getLogger("sparkjournal.sink")
 SINK_OPTIONS = ("txnAppId", "commitLog")
+# option -> (default, what it accepts, what it does); the README table and the
+# errors below use these texts.
+SINK_OPTION_DOCS = {
+    "txnAppId": ("the streaming query id",
+                 "a name of letters, digits, '-', '_' or '.' (no '/')",
+                 "the writer's name in the commit log; set it when several checkpoints must "
+                 "count as one writer (as Delta's option)"),
+    "commitLog": ("`<path>/_commits`",
+                  "a local path or a URI pyarrow.fs supports (hdfs://, s3://, gs://)",
+                  "where the driver's decisions live (reads use it too); on a cluster, put it "
+                  "on fault-tolerant storage next to the checkpoint"),
+}
 HISTORY = 1000                    # batches whose metrics JournalSink.history keeps
 SPARK_OWN_OPTIONS = ("path", "checkpointlocation")    # Spark passes these to data sources
 
@@ -51,8 +63,18 @@ def split_options(options: dict) -> tuple[dict, dict]:
             sink[lowered[key.lower()]] = value
         elif key.lower() not in SPARK_OWN_OPTIONS:
             journal[key] = value
+    _check_sink_options(sink)
     load_config(journal)
     return sink, journal
+
+
+def _check_sink_options(sink: dict) -> None:
+    app_id = sink.get("txnAppId")
+    if app_id is not None and (not str(app_id) or "/" in str(app_id) or str(app_id) in (".", "..")
+                               or "\x00" in str(app_id)):
+        raise ConfigError("txnAppId", app_id, SINK_OPTION_DOCS["txnAppId"][1])
+    if "commitLog" in sink and not str(sink["commitLog"] or "").strip():
+        raise ConfigError("commitLog", sink["commitLog"], SINK_OPTION_DOCS["commitLog"][1])
 
 
 class JournalSink:

@@ -1,0 +1,127 @@
+"""Every option with a bad value fails before anything is touched, with a
+ConfigError naming the key, the value and what the key accepts: each journal
+key (config.py), each write option (spark/sink.py) and each read option
+(spark/read_options.py). And the options table (``sparkjournal options
+--markdown``, the README's) lists every one of them with a default that parses
+back to the real default."""
+from __future__ import annotations
+
+import dataclasses
+import os
+
+import pytest
+
+from sparkjournal import ConfigError, Journal
+from sparkjournal.cli.main import main
+from sparkjournal.cli.options import markdown, option_rows
+from sparkjournal.config import JournalConfig, load_config, read_conf_file
+from sparkjournal.config_keys import KEYS, accepts, default_text
+from sparkjournal.spark.read_options import READ_OPTION_DOCS, READ_OPTIONS, parse_read_options
+from sparkjournal.spark.sink import SINK_OPTION_DOCS, SINK_OPTIONS, split_options
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+JOURNAL_KEYS = [f.name for f in dataclasses.fields(JournalConfig)]
+
+BAD_JOURNAL_VALUES = {
+    "createDirs": "maybe", "journalType": "FAST", "syncTransactional": "sometimes",
+    "syncNonTransactional": 2, "datasync": "yes please", "fileSize": "5000", "minFiles": 0,
+    "poolFiles": -2, "maxIO": 5000, "bufferTimeout": "soon", "bufferSize": "1k",
+    "deviceBlockSize": 3000, "compactMinFiles": -1, "compactPercentage": 101, "checksum": "crc",
+    "checkForCorruptFiles": "", "archive": "always", "archiveDirectory": "../x",
+    "largeRecordSize": "big", "userVersion": -1, "lockWait": "forever", "recover": "attic",
+    "retention": "forever", "maxSizeBytes": "lots", "maxRootSizeBytes": "-2",
+    "pageSizeBytes": "1k", "addressFullPolicy": "SPILL", "laneIdleTimeout": "10 minutes",
+    "dirMode": "0777", "fileMode": "0666",
+}
+BAD_READ_VALUES = {
+    "skipCorrupt": "perhaps", "startingBatchId": "yesterday", "startingTimestamp": "last week",
+    "maxRowsPerTrigger": 0, "maxBytesPerTrigger": "a lot",
+}
+BAD_WRITE_VALUES = {"txnAppId": "team/app", "commitLog": " "}
+
+
+def assert_names(caught, key: str, value, accepted: str) -> None:
+    error = caught.value
+    assert (error.key, error.value) == (key, value)
+    assert f"option {key}={value!r} is not valid: {key} accepts {accepted}" in str(error)
+
+
+def test_every_option_has_a_bad_value_case_and_both_texts():
+    assert sorted(BAD_JOURNAL_VALUES) == sorted(JOURNAL_KEYS) == sorted(KEYS)
+    assert sorted(BAD_READ_VALUES) == sorted(READ_OPTIONS) == sorted(READ_OPTION_DOCS)
+    assert sorted(BAD_WRITE_VALUES) == sorted(SINK_OPTIONS) == sorted(SINK_OPTION_DOCS)
+
+
+@pytest.mark.parametrize("key", JOURNAL_KEYS)
+def test_a_bad_journal_option_names_key_value_and_what_is_accepted(tmp_path, key):
+    value = BAD_JOURNAL_VALUES[key]
+    with pytest.raises(ConfigError) as caught:
+        load_config({key: value})
+    assert_names(caught, key, value, accepts(key))
+    lane = str(tmp_path / "lane")
+    with pytest.raises(ConfigError) as caught:
+        Journal.open(lane, **{key: value})
+    assert caught.value.key == key and not os.path.exists(lane)
+
+
+def test_a_bad_value_in_the_conf_file_names_the_key(tmp_path, monkeypatch):
+    conf = tmp_path / "sparkjournal.conf"
+    conf.write_text("fileSize 10m\nmaxIO lots\n")
+    monkeypatch.setenv("SPARKJOURNAL_CONF", str(conf))
+    with pytest.raises(ConfigError) as caught:
+        load_config()
+    assert_names(caught, "maxIO", "lots", accepts("maxIO"))
+
+
+SPARK_CASES = ([("read", key, BAD_READ_VALUES[key], READ_OPTION_DOCS[key][1]) for key in READ_OPTIONS]
+               + [("write", key, BAD_WRITE_VALUES[key], SINK_OPTION_DOCS[key][1])
+                  for key in SINK_OPTIONS])
+
+
+@pytest.mark.parametrize("kind,key,value,accepted", SPARK_CASES, ids=[c[1] for c in SPARK_CASES])
+def test_a_bad_read_or_write_option_names_key_value_and_what_is_accepted(tmp_path, kind, key, value,
+                                                                        accepted):
+    parse = parse_read_options if kind == "read" else split_options
+    with pytest.raises(ConfigError) as caught:
+        parse({"path": str(tmp_path), key: value})
+    assert_names(caught, key, value, accepted)
+
+
+def test_a_write_option_in_a_read_is_refused_naming_it(tmp_path):
+    with pytest.raises(ConfigError) as caught:
+        parse_read_options({"path": str(tmp_path), "txnAppId": "app"})
+    assert caught.value.key == "txnAppId" and "a write option" in str(caught.value)
+
+
+def test_an_unknown_option_lists_the_known_ones(tmp_path):
+    with pytest.raises(ConfigError) as caught:
+        parse_read_options({"path": str(tmp_path), "fileSiz": "10m"})
+    assert caught.value.key == "fileSiz" and "fileSize" in str(caught.value)
+
+
+# --- the options table -------------------------------------------------------------------------
+
+def test_the_table_lists_every_option_once_with_its_texts():
+    table = markdown()
+    for key in JOURNAL_KEYS + list(READ_OPTIONS) + list(SINK_OPTIONS):
+        assert table.count(f"| `{key}` |") == 1, key
+    for key in JOURNAL_KEYS:
+        assert accepts(key) in table and KEYS[key][1] in table
+    assert len(option_rows()) == len(JOURNAL_KEYS) + len(READ_OPTIONS) + len(SINK_OPTIONS)
+
+
+@pytest.mark.parametrize("key", JOURNAL_KEYS)
+def test_the_default_the_table_shows_parses_back_to_the_default(key):
+    default = getattr(JournalConfig(), key)
+    assert getattr(load_config({key: default_text(key, default)}), key) == default
+
+
+def test_the_conf_file_sets_every_key_to_its_default():
+    conf = read_conf_file(os.path.join(REPO, "conf", "sparkjournal.conf"))
+    assert sorted(conf) == sorted(JOURNAL_KEYS)
+    assert load_config(conf) == JournalConfig()
+
+
+def test_the_options_command_prints_the_table(capsys):
+    assert main(["options", "--markdown"]) == 0
+    assert capsys.readouterr().out == markdown()
