@@ -76,7 +76,21 @@ class Soak:
                 "--master", self.args.master, "--rows", str(self.args.rows_per_batch)]
         if until_batch is not None:
             args += ["--until-batch", str(until_batch)]
-        return self._start("sparkjournal.soak.writer_child", args)
+        writer = self._start("sparkjournal.soak.writer_child", args)
+        writer.decided_at_start = len(verdict.decided_batches(self.root))
+        return writer
+
+    def restarted_if_dead(self, driver: Driver, kind: str, start) -> Driver:
+        """A driver that exited by itself failed (only kills end them): counted,
+        its output shown, and started again."""
+        if driver.alive():
+            return driver
+        self.counts[f"{kind}_failures"] += 1
+        self.say(f"{kind} exited by itself ({driver.process.returncode}):\n{driver.tail()}")
+        return start()
+
+    def landed_since_start(self, writer: Driver) -> bool:
+        return len(verdict.decided_batches(self.root)) > writer.decided_at_start
 
     def start_follower(self, available_now: bool = False) -> Driver:
         args = ["--root", self.root, "--checkpoint", os.path.join(self.data, "follower-checkpoint"),
@@ -103,15 +117,12 @@ class Soak:
         while time.monotonic() < deadline:
             time.sleep(0.5)
             now = time.monotonic()
-            if not writer.alive():
-                self.counts["writer_failures"] += 1
-                self.say(f"writer exited by itself ({writer.process.returncode}):\n{writer.tail()}")
-                writer = self.start_writer()
-            if not follower.alive():
-                self.counts["follower_failures"] += 1
-                self.say(f"follower exited by itself ({follower.process.returncode}):\n{follower.tail()}")
-                follower = self.start_follower()
-            if now >= due["driver"]:
+            writer = self.restarted_if_dead(writer, "writer", self.start_writer)
+            follower = self.restarted_if_dead(follower, "follower", self.start_follower)
+            # A driver is killed only once it landed a batch since its start: on a
+            # loaded machine a start can take longer than the kill interval, and a
+            # soak that only kills starting drivers proves nothing about batches.
+            if now >= due["driver"] and self.landed_since_start(writer):
                 writer.kill()
                 self.counts["driver_kills"] += 1
                 self.say(f"SIGKILL writer driver (kill {self.counts['driver_kills']})")

@@ -13,7 +13,7 @@ import argparse
 import sys
 
 from ..spark.query_stop import stop_between_batches
-from .session import soak_session
+from .session import exit_status, soak_session
 
 
 def parse_args(argv):
@@ -40,10 +40,7 @@ def main(argv=None) -> int:
         while query.isActive:
             query.awaitTermination(1.0)
         stop_between_batches(query)
-    if query.exception():
-        print(f"FAILED {query.exception()}", flush=True)
-        return 1
-    return 0
+    return exit_status(query)
 
 
 if __name__ == "__main__":

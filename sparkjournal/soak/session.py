@@ -27,3 +27,12 @@ def soak_session(master: str, name: str):
     from .. import register
     register(spark)
     return spark
+
+
+def exit_status(query) -> int:
+    """A child driver's exit status once its query ended: 1 (with the error on
+    stdout for the soak's log) if it failed, else 0."""
+    if query.exception():
+        print(f"FAILED {query.exception()}", flush=True)
+        return 1
+    return 0

@@ -19,7 +19,7 @@ from pyspark.sql import functions as F
 from ..events.commit_log import CommitLog, default_log_uri
 from ..spark.sink import JournalSink
 from ..spark.query_stop import stop_between_batches
-from .session import soak_session
+from .session import exit_status, soak_session
 
 QUERY = "soak"
 
@@ -56,10 +56,7 @@ def main(argv=None) -> int:
         query.awaitTermination(0.5)
         if args.until_batch is not None and args.until_batch in log.batches(QUERY):
             stop_between_batches(query)
-    if query.exception():
-        print(f"FAILED {query.exception()}", flush=True)
-        return 1
-    return 0
+    return exit_status(query)
 
 
 if __name__ == "__main__":
