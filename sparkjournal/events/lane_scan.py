@@ -176,23 +176,3 @@ def conform(batch: pa.RecordBatch, schema: pa.Schema, metadata: list) -> pa.Reco
         columns.append(pa.repeat(pa.scalar(value, field.type), rows))
     columns.append(original_positions(batch, pa.int32()))
     return pa.RecordBatch.from_arrays(columns, schema=pa.schema(list(schema) + list(METADATA)))
-
-
-# Rows per Arrow batch handed to Spark: a stored record holds ~2,000 events
-# (pieces of at most bufferSize), and each batch that crosses from a Python data
-# source to the JVM has a fixed cost; mapInArrow's default is 10,000.
-HANDOVER_ROWS = 16_384
-
-
-def coalesced(batches, rows: int = HANDOVER_ROWS):
-    """``batches`` (of one schema) regrouped into batches of about ``rows`` rows
-    (copied once where several are joined), in the same order."""
-    pending, count = [], 0
-    for batch in batches:
-        pending.append(batch)
-        count += batch.num_rows
-        if count >= rows:
-            yield pending[0] if len(pending) == 1 else pa.concat_batches(pending)
-            pending, count = [], 0
-    if pending:
-        yield pending[0] if len(pending) == 1 else pa.concat_batches(pending)

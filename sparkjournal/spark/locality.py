@@ -38,7 +38,7 @@ from pyspark.sql.pandas.types import from_arrow_schema
 
 from ..errors import SparkJournalError
 from .datasource import JournalDataSource
-from ..events.lane_scan import METADATA, LaneSlice, WrongNodeError, coalesced, scan
+from ..events.lane_scan import METADATA, LaneSlice, WrongNodeError, scan
 from .page_read import paged_frame, plan_pages
 from .placement import live_cluster, preferred_locations
 from ..events.pruning import Predicate
@@ -146,9 +146,8 @@ def lane_task(schema_ipc: bytes, journal_options: dict, predicate: Predicate, sk
             for value in batch.column(LANE_COLUMN).to_pylist():
                 described = json.loads(value)
                 elsewhere = tuple(described.get("pagesElsewhere", ()))
-                yield from coalesced(scan(
-                    LaneSlice(described["lane"], described["node"], described["commitLog"],
-                              predicate=predicate, skip_corrupt=skip_corrupt,
-                              pages_elsewhere=elsewhere),
-                    schema, journal_options))
+                yield from scan(LaneSlice(described["lane"], described["node"],
+                                          described["commitLog"], predicate=predicate,
+                                          skip_corrupt=skip_corrupt, pages_elsewhere=elsewhere),
+                                schema, journal_options)
     return run

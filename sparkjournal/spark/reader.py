@@ -19,7 +19,7 @@ import sys
 import pyarrow as pa
 from pyspark.sql.datasource import DataSourceReader, InputPartition
 
-from ..events.lane_scan import METADATA, LaneSlice, coalesced, scan
+from ..events.lane_scan import METADATA, LaneSlice, scan
 from ..events.pruning import Predicate
 from .pushdown import from_spark_filters
 from ..events.visible_events import node_lanes
@@ -62,7 +62,7 @@ class JournalReader(DataSourceReader):
                 for lane, node in node_lanes(self.path)]
 
     def read(self, partition: LanePartition):
-        yield from coalesced(scan(partition.slice, self.events_schema, self.journal_options))
+        yield from scan(partition.slice, self.events_schema, self.journal_options)
 
 
 class PushdownJournalReader(JournalReader):

@@ -34,7 +34,7 @@ from ..errors import SparkJournalError
 from ..journal.journal import Journal
 from ..journal.lock import LaneLock
 from ..events import event_records
-from ..events.lane_scan import LaneSlice, coalesced, scan
+from ..events.lane_scan import LaneSlice, scan
 from ..events.page_records import live_pages
 from ..events.page_scan import record_sizes
 from .read_options import ReadOptions
@@ -140,7 +140,7 @@ class JournalStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     # --- executor side --------------------------------------------------------------
     def read(self, partition: LanePartition):
-        yield from coalesced(scan(partition.slice, self.events_schema, self.options.journal))
+        yield from scan(partition.slice, self.events_schema, self.options.journal)
 
 
 def stable_point(lane: str, node: str | None, journal_options: dict) -> int:
