@@ -19,11 +19,13 @@ import pyarrow.parquet as pq  # noqa: E402
 import sparkjournal  # noqa: E402
 from sparkjournal import JournalSink, read_table  # noqa: E402
 from sparkjournal.config import load_config  # noqa: E402
-from sparkjournal.events.commit_log import default_log_uri  # noqa: E402
+from sparkjournal.events.commit_log import CommitLog, default_log_uri  # noqa: E402
 from sparkjournal.events.page_records import PAGES, live_pages  # noqa: E402
 from sparkjournal.events.requests import pending  # noqa: E402
 from sparkjournal.events.visible_events import node_lanes  # noqa: E402
 from sparkjournal.journal.journal import Journal  # noqa: E402
+from sparkjournal.maintenance.compactor import compact_lane  # noqa: E402
+from sparkjournal.maintenance.lane_maintenance import maintain_lane  # noqa: E402
 from sparkjournal.maintenance.lane_requests import apply_now  # noqa: E402
 from sparkjournal.maintenance.paging import lane_bytes, page_lane  # noqa: E402
 
@@ -143,7 +145,7 @@ def test_streaming_read_of_a_paged_journal_returns_every_event_once(spark, journ
         list(range(6000))
 
 
-def test_deletes_reach_paged_events_and_events_still_in_the_journal(spark, journal, wait_lanes_free):
+def test_deletes_reach_paged_events_and_stay_through_compaction(spark, journal, wait_lanes_free):
     page_all(journal)
     report = sparkjournal.delete(spark, journal, "key = 'k3' or id = 5999", **SMALL)
     assert report.rows == 601, report.line()
@@ -153,8 +155,10 @@ def test_deletes_reach_paged_events_and_events_still_in_the_journal(spark, journ
     wait_lanes_free([lane for lane, _node in lanes(journal)])
     for lane, _node in lanes(journal):
         assert apply_now(lane, load_config(SMALL)) and not pending(lane)
+        compact_lane(lane, force=True, events=True, **SMALL)      # vectors of paged rows stay
     assert sorted(r.id for r in spark.read.format("sparkjournal").load(journal)
                   .select("id").collect()) == expected
+    assert ids(journal) == expected
 
 
 def test_a_lane_over_max_size_is_paged_and_one_within_it_is_not(spark, journal):
@@ -177,6 +181,23 @@ def test_a_root_over_max_root_size_pages_its_biggest_lanes_first(spark, journal)
     reports = page_all(journal, force=False, maxRootSizeBytes=str(limit), pageSizeBytes="4k")
     assert [r.lane for r in reports if r.paged] == [biggest], [r.line() for r in reports]
     assert ids(journal) == list(range(6000))
+
+
+def test_retention_reaches_paged_events_and_events_still_in_the_journal(spark, journal):
+    page_all(journal)
+    log_ = CommitLog(default_log_uri(journal))
+    decided = [log_.decision("q", batch).committed_at_ms / 1e3 for batch in range(4)]
+    now = decided[3] + 0.001                  # the age reaches back past batch 0 only
+    config = load_config({**SMALL, "retention": f"{now - (decided[0] + decided[1]) / 2}s"})
+    reports = [maintain_lane(lane, node, default_log_uri(journal), config, now=now)
+               for lane, node in lanes(journal)]
+    assert sum(r.retention.records for r in reports) > 0, [r.line() for r in reports]
+    assert ids(journal) == list(range(1500, 6000))
+    assert sorted(r.id for r in sparkjournal.read(spark, journal).select("id").collect()) == \
+        list(range(1500, 6000))
+    again = [maintain_lane(lane, node, default_log_uri(journal), config, now=now)
+             for lane, node in lanes(journal)]
+    assert not any(r.retention.records for r in again), [r.line() for r in again]
 
 
 # --- the pager killed at each step --------------------------------------------------------
