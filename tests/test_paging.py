@@ -27,7 +27,8 @@ from sparkjournal.journal.journal import Journal  # noqa: E402
 from sparkjournal.maintenance.compactor import compact_lane  # noqa: E402
 from sparkjournal.maintenance.lane_maintenance import maintain_lane  # noqa: E402
 from sparkjournal.maintenance.lane_requests import apply_now  # noqa: E402
-from sparkjournal.maintenance.paging import lane_bytes, page_lane  # noqa: E402
+from sparkjournal.maintenance.page_limits import lane_bytes  # noqa: E402
+from sparkjournal.maintenance.paging import page_lane  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SMALL = {"fileSize": "64k", "bufferSize": "16k", "pageSizeBytes": "40k"}
@@ -100,6 +101,8 @@ def test_paged_events_read_back_exactly_as_before_in_every_reader(spark, journal
     assert format_rows(spark, journal) == before_format
     assert located_rows(spark, journal) == before_format
     assert ids(journal) == list(range(6000))
+    later = sparkjournal.read(spark, journal, startingBatchId=2).select("id").collect()
+    assert sorted(r.id for r in later) == list(range(3000, 6000))   # pages pruned and filtered
     native = sparkjournal.read(spark, journal).inputFiles()     # pages: Spark's Parquet reader
     assert sorted(os.path.basename(f) for f in native) == sorted(
         name for lane, _node in lanes(journal) for name in page_files(lane))
