@@ -135,6 +135,14 @@ def _medians(contenders: dict, rows, log, label: str) -> dict:
     return medians
 
 
+def _aggregate_vs(frames: dict, rows, log, label: str, title: str, target: float,
+                  note: str) -> BenchResult:
+    """The aggregation over {ours: frame, baseline: frame}: ours against the baseline."""
+    ours, baseline = list(frames)
+    med = _medians({n: _aggregate(f) for n, f in frames.items()}, rows, log, label)
+    return BenchResult(title, med[ours], "rows/s", med[baseline], target, "ratio", note)
+
+
 def _land_small_stream(spark, work: str, batches: int) -> tuple[str, str]:
     """One rate-micro-batch stream of 1k-row batches landed twice, by JournalSink
     and by the parquet sink (two queries over the same deterministic source)."""
@@ -241,12 +249,10 @@ def run(args) -> int:
         pages = _page_everything(journal)
         paged = {"paged journal": located_read(spark, journal),
                  "parquet": spark.read.parquet(parquet)}
-        med = _medians({n: _aggregate(f) for n, f in paged.items()}, rows, log,
-                       "groupBy(key).agg(sum), paged")
-        results.append(BenchResult(
+        results.append(_aggregate_vs(
+            paged, rows, log, "groupBy(key).agg(sum), paged",
             f"read groupBy(key).agg(sum), {rows:,} events paged (sparkjournal.read) vs parquet",
-            med["paged journal"], "rows/s", med["parquet"], 0.8, "ratio",
-            f"{pages} page files read by Spark's Parquet reader"))
+            0.8, f"{pages} page files read by Spark's Parquet reader"))
 
         small = sizes["small"]
         started = time.monotonic()
@@ -255,11 +261,9 @@ def run(args) -> int:
         small_frames = {"journal": spark.read.format("sparkjournal").load(small_journal),
                         "parquet sink": spark.read.parquet(small_parquet)}
         counts = {n: f.count() for n, f in small_frames.items()}
-        med = _medians({n: _aggregate(f) for n, f in small_frames.items()}, counts, log,
-                       "aggregate after small batches")
-        results.append(BenchResult(
-            f"read after {small} micro-batches of 1k: agg vs parquet sink output",
-            med["journal"], "rows/s", med["parquet sink"], 1.5, "ratio",
+        results.append(_aggregate_vs(
+            small_frames, counts, log, "aggregate after small batches",
+            f"read after {small} micro-batches of 1k: agg vs parquet sink output", 1.5,
             f"rows: journal {counts['journal']:,}, parquet sink {counts['parquet sink']:,}"))
     finally:
         spark.stop()
