@@ -15,7 +15,9 @@ filtered on its own before the union.
 
 The lane tasks skip exactly the pages planned here (LaneSlice.pages_elsewhere)
 and read any page committed after the plan themselves, so a paging that runs
-between the plan and the tasks loses no row and doubles none.
+between the plan and the tasks loses no row and doubles none. A lane that held
+nothing but pages when planned (no events record, no prepared transaction)
+gets no tail task: the read is of the journal as planned.
 
 Limit: page files are read by path (``file://``) from whichever executor
 Spark picks, so every executor must see every root (one machine,
@@ -28,6 +30,7 @@ import os
 
 import pyarrow as pa
 
+from ..events.event_records import EVENTS
 from ..events.lane_deletes import lane_deletions, pending_deletions
 from ..events.page_records import PAGES, live_pages
 from ..events.page_scan import wanted
@@ -42,6 +45,7 @@ class LanePages:
     paths: list
     whole: list                       # record ids of paged records deleted whole
     rows: list                        # (record id, original position) of deleted paged rows
+    tail_empty: bool = False          # the lane held nothing but pages when planned
 
 
 def plan_pages(lanes, predicate: Predicate, journal_options: dict) -> dict[str, LanePages]:
@@ -58,6 +62,8 @@ def plan_pages(lanes, predicate: Predicate, journal_options: dict) -> dict[str, 
             if not pages:
                 continue
             deletions = lane_deletions(snapshot, deleted_by_requests)
+            tail_empty = not snapshot.prepared() and not any(
+                record.user_type == EVENTS for record in snapshot.records())
         paged = {record_id for ref in pages for record_id in ref.record_ids}
         whole, rows = [], []
         for record_id in sorted(paged):
@@ -69,7 +75,7 @@ def plan_pages(lanes, predicate: Predicate, journal_options: dict) -> dict[str, 
                     rows += [(record_id, position) for position in sorted(deleted)]
         planned[part.lane] = LanePages(part.lane, [ref.name for ref in pages],
                                        ["file://" + os.path.abspath(ref.path(part.lane))
-                                        for ref in pages], whole, rows)
+                                        for ref in pages], whole, rows, tail_empty)
     return planned
 
 
