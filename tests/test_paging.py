@@ -165,6 +165,7 @@ def test_deletes_reach_paged_events_and_stay_through_compaction(spark, journal, 
 
 
 def test_a_lane_over_max_size_is_paged_and_one_within_it_is_not(spark, journal):
+    before = located_rows(spark, journal)
     within = page_all(journal, force=False, maxSizeBytes="100m")
     assert not any(r.paged for r in within) and all("within maxSizeBytes" in r.reason
                                                    for r in within)
@@ -174,6 +175,7 @@ def test_a_lane_over_max_size_is_paged_and_one_within_it_is_not(spark, journal):
                          r.files_after < r.files_before for r in paged), [r.line() for r in over]
     assert all(r.paged or "no live events" in r.reason for r in over), [r.line() for r in over]
     assert ids(journal) == list(range(6000))
+    assert located_rows(spark, journal) == before              # every lane: pages only
     assert not any(r.paged for r in page_all(journal, force=False, maxSizeBytes="64k"))
 
 
