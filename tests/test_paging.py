@@ -94,10 +94,12 @@ def test_paged_events_read_back_exactly_as_before_in_every_reader(spark, journal
     before_format, before_located = format_rows(spark, journal), located_rows(spark, journal)
     assert len(before_format) == 6000 and before_located == before_format
     reports = page_all(journal)
-    assert all(r.paged and r.pages_written == 1 and r.records_paged > 0 for r in reports), \
-        [r.line() for r in reports]
-    for lane, _node in lanes(journal):
-        assert page_files(lane) == live_page_names(lane) != []
+    assert any(r.paged for r in reports), [r.line() for r in reports]
+    assert all(r.pages_written == 1 and r.records_paged > 0 if r.paged else      # some lanes
+               "no live events" in r.reason for r in reports), [r.line() for r in reports]
+    for report in reports:
+        assert page_files(report.lane) == live_page_names(report.lane)
+        assert bool(page_files(report.lane)) == report.paged
     assert format_rows(spark, journal) == before_format
     assert located_rows(spark, journal) == before_format
     assert ids(journal) == list(range(6000))
@@ -108,7 +110,8 @@ def test_paged_events_read_back_exactly_as_before_in_every_reader(spark, journal
         name for lane, _node in lanes(journal) for name in page_files(lane))
     # Page again: more pages, same rows; reports count them.
     more = page_all(journal)
-    assert all(r.pages_before == 1 and r.pages_after == 2 for r in more), [r.line() for r in more]
+    assert any(r.paged for r in more), [r.line() for r in more]
+    assert all(r.pages_after == r.pages_before + 1 == 2 for r in more if r.paged)
     assert format_rows(spark, journal) == before_format
     assert located_rows(spark, journal) == before_format
 
