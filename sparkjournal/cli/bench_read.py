@@ -14,6 +14,9 @@ Events: (long id, timestamp, 16-character key of 1,000 distinct values,
 * Many small batches: a stream of ``small`` micro-batches of 1k rows landed
   by JournalSink and by Spark's exactly-once parquet sink from the same source;
   then the same aggregation over each.
+* Paged: the same large-batch journal with every event paged (maintenance/
+  paging.py), read by ``sparkjournal.read`` (page files through Spark's own
+  Parquet reader), against the parquet copy on the aggregation.
 * Streaming catch-up: ``readStream`` with availableNow over the large backlog,
   the journal against Spark's file stream source over the parquet copy.
 
@@ -133,6 +136,14 @@ def _medians(contenders: dict, rows, log, label: str) -> dict:
     return medians
 
 
+def _aggregate_vs(frames: dict, rows, log, label: str, title: str, target: float,
+                  note: str) -> BenchResult:
+    """The aggregation over {ours: frame, baseline: frame}: ours against the baseline."""
+    ours, baseline = list(frames)
+    med = _medians({n: _aggregate(f) for n, f in frames.items()}, rows, log, label)
+    return BenchResult(title, med[ours], "rows/s", med[baseline], target, "ratio", note)
+
+
 def _land_small_stream(spark, work: str, batches: int) -> tuple[str, str]:
     """One rate-micro-batch stream of 1k-row batches landed twice, by JournalSink
     and by the parquet sink (two queries over the same deterministic source)."""
@@ -172,8 +183,26 @@ def _catch_up(spark, reader, work: str, name: str) -> callable:
     return run
 
 
+def _page_everything(journal: str) -> int:
+    """Pages every live event of the journal (maxSizeBytes=0); returns the page files."""
+    from ..config import load_config
+    from ..events.commit_log import default_log_uri
+    from ..events.visible_events import node_lanes
+    from ..journal.lock import LaneLock
+    from ..maintenance.lane_maintenance import page_pass
+    config = load_config({"maxSizeBytes": "0", "pageSizeBytes": "64m"})
+    for lane, _node in node_lanes(journal):                 # the writers' idle timeout
+        lock = LaneLock(lane)
+        while not lock.try_acquire():
+            time.sleep(0.1)
+        lock.release()
+    return sum(page_pass(lane, node, default_log_uri(journal), config).paging.pages_written
+               for lane, node in node_lanes(journal))
+
+
 def run(args) -> int:
     from pyspark.sql import SparkSession
+    from ..spark.locality import read as located_read
     logging.getLogger("py4j").setLevel(logging.CRITICAL)
     sizes = QUICK if args.quick else FULL
     if args.dir and not os.path.isdir(args.dir):
@@ -193,7 +222,8 @@ def run(args) -> int:
         events = _events(spark.range(0, rows, numPartitions=2))
         journal, parquet, ipc = (os.path.join(work, n) for n in ("journal", "parquet", "ipc"))
         os.makedirs(ipc)
-        events.write.format("sparkjournal").mode("append").save(journal)
+        events.write.format("sparkjournal").option("laneIdleTimeout", "1s").mode("append") \
+            .save(journal)
         events.write.parquet(parquet)
         events.mapInArrow(_ipc_writer(ipc), "rows long").collect()
         log(f"landed {rows:,} events three ways under {work}")
@@ -218,6 +248,14 @@ def run(args) -> int:
                                    med["journal"], "rows/s", med["file stream"], 0.0, "ratio",
                                    "reported, no target"))
 
+        pages = _page_everything(journal)
+        paged = {"paged journal": located_read(spark, journal),
+                 "parquet": spark.read.parquet(parquet)}
+        results.append(_aggregate_vs(
+            paged, rows, log, "groupBy(key).agg(sum), paged",
+            f"read groupBy(key).agg(sum), {rows:,} events paged (sparkjournal.read) vs parquet",
+            0.8, f"{pages} page files read by Spark's Parquet reader"))
+
         small = sizes["small"]
         started = time.monotonic()
         small_journal, small_parquet = _land_small_stream(spark, work, small)
@@ -225,11 +263,9 @@ def run(args) -> int:
         small_frames = {"journal": spark.read.format("sparkjournal").load(small_journal),
                         "parquet sink": spark.read.parquet(small_parquet)}
         counts = {n: f.count() for n, f in small_frames.items()}
-        med = _medians({n: _aggregate(f) for n, f in small_frames.items()}, counts, log,
-                       "aggregate after small batches")
-        results.append(BenchResult(
-            f"read after {small} micro-batches of 1k: agg vs parquet sink output",
-            med["journal"], "rows/s", med["parquet sink"], 1.5, "ratio",
+        results.append(_aggregate_vs(
+            small_frames, counts, log, "aggregate after small batches",
+            f"read after {small} micro-batches of 1k: agg vs parquet sink output", 1.5,
             f"rows: journal {counts['journal']:,}, parquet sink {counts['parquet sink']:,}"))
     finally:
         spark.stop()

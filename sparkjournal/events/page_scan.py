@@ -70,7 +70,7 @@ def read_page(lane: str, ref: PageRef, schema: pa.Schema, deletions, *, first_id
                             f"it from a backup")
     filters = None
     if first_id > ref.first_id or end_id <= ref.last_id:
-        filters = [("_record_id", ">=", first_id), ("_record_id", "<", min(end_id, 1 << 63))]
+        filters = [("_record_id", ">=", first_id), ("_record_id", "<=", min(end_id - 1, ref.last_id))]
     table = pq.read_table(path, filters=filters, page_checksum_verification=True)
     table = deletions.filter_rows(table) if deletions else table
     if not table.num_rows:

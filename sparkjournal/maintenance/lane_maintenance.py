@@ -11,7 +11,7 @@
 4. compaction (compactor.py, deletion vectors applied), online: it runs beside
    a live writer.
 
-``page_pass`` is the paging step alone (``sparkjournal page``, jobs/page.py).
+``page_pass`` is the sweep and paging (``sparkjournal page``, jobs/page.py).
 
 Idempotent: a second pass right after the first finds nothing to do. Crash
 behaviour: each step's own (see those modules); a pass killed anywhere leaves a
@@ -58,7 +58,7 @@ class LaneReport:
             return f"{self.lane}: FAILED: {self.error}"
         parts = []
         full = self.compaction is not None      # a full pass, not paging alone
-        if self.node is not None and full:      # lanes of events: swept when free
+        if self.node is not None:               # lanes of events: swept when free
             parts.append(f"swept: {self.committed} committed, {self.rolled_back} rolled back, "
                          f"{self.requests_done} requests carried out" if self.swept else
                          f"a live writer holds it ({self.requests_pending} requests left to it)")
@@ -83,8 +83,11 @@ def maintain_lane(lane: str, node: str | None, log_uri: str, config: JournalConf
 
 def page_pass(lane: str, node: str | None, log_uri: str, config: JournalConfig, *,
               force: bool = False) -> LaneReport:
-    """Paging alone: a lane over its limits (or every lane with ``force``) pages."""
+    """The sweep, then paging: a lane over its limits (or every lane with
+    ``force``) pages; the sweep first makes decided transactions committed
+    records, which paging can move."""
     def steps(report: LaneReport) -> None:
+        _sweep(lane, node, config, report)
         report.paging = page_lane(lane, node, log_uri, config, force=force)
     return _run(lane, node, steps)
 

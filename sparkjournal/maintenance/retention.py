@@ -12,6 +12,12 @@ so readers stop seeing them as soon as the request is durable and compaction
 reclaims their space. Records whose batch has no decision (undecided prepared
 transactions) are never touched: they are not visible, hence not old.
 
+Paged events (paging.py) age the same way: their records are deleted whole
+too (as deletion vectors, since their rows live in a page file; readers leave
+them out at once), their sizes estimated from their page's bytes per row. A
+page whose every record is deleted stays on disk until it is dropped (not done
+yet: its rows are invisible, its file is not reclaimed).
+
 Crash behaviour: as any delete request. A retention run killed before its
 request is durable deleted nothing; running it again finds the same records.
 """
@@ -21,9 +27,13 @@ import dataclasses
 import os
 import time
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 from ..config import JournalConfig
 from ..events import event_records
-from ..events.lane_deletes import pending_deletions
+from ..events.lane_deletes import lane_deletions, pending_deletions
+from ..events.page_records import live_pages
 from ..events.requests import submit
 from ..events.resolve import commit_log
 from ..events.visible_events import lane_event_records
@@ -53,7 +63,7 @@ def expired_records(lane: str, node: str | None, log_uri: str, config: JournalCo
     already = pending_deletions(lane)                       # before the snapshot
     log_ = commit_log(log_uri)
     with Journal.read(lane, config) as snapshot:
-        records = []
+        records = paged_records(lane, snapshot, lane_deletions(snapshot, already))
         for record in lane_event_records(snapshot, node, os.path.basename(lane)):
             if already.whole(record.record_id):
                 continue
@@ -69,6 +79,24 @@ def expired_records(lane: str, node: str | None, log_uri: str, config: JournalCo
         if kept > amount:
             expired[rid] = size
     return expired
+
+
+def paged_records(lane: str, snapshot, deletions) -> list[tuple[int, int, float]]:
+    """(record id, estimated bytes, commit time in s) of the records of the
+    snapshot's pages not deleted whole yet, from their ``_record_id`` and
+    ``_commit_time`` columns alone."""
+    found = []
+    for ref in live_pages(snapshot):
+        table = pq.read_table(ref.path(lane), columns=["_record_id", "_commit_time"])
+        per_row = ref.size / max(ref.rows, 1)
+        times = table.column("_commit_time").cast(pa.int64()).to_pylist()
+        rows: dict[int, list] = {}
+        for record_id, committed in zip(table.column("_record_id").to_pylist(), times):
+            rows.setdefault(record_id, [0, committed])[0] += 1
+        for record_id, (count, committed) in rows.items():
+            if committed is not None and not deletions.whole(record_id):
+                found.append((record_id, int(count * per_row), committed / 1e6))
+    return found
 
 
 def apply_retention(lane: str, node: str | None, log_uri: str, config: JournalConfig,

@@ -71,15 +71,18 @@ def located_read(spark, path: str, *, native_pages: bool = True,
     predicate = read_options.start_predicate()
     lanes = JournalReader(path, log_uri, stored, read_options.journal).partitions()
     pages = plan_pages(lanes, predicate, read_options.journal) if native_pages else {}
-    described = located_lanes(sc, path, lanes, "reading",
+    schema = pa.schema(list(stored) + list(METADATA))
+    paged = paged_frame(spark, pages, schema, predicate)
+    with_tail = [p for p in lanes if not (p.lane in pages and pages[p.lane].tail_empty)]
+    if paged is not None and not with_tail:
+        return paged, lanes
+    described = located_lanes(sc, path, with_tail or lanes, "reading",
                               {lane: {"pagesElsewhere": p.names} for lane, p in pages.items()})
     descriptions = spark.createDataFrame(described.map(lambda value: (value,)),
                                          f"{LANE_COLUMN} string")
     task = lane_task(stored.serialize().to_pybytes(), read_options.journal, predicate,
                      read_options.skip_corrupt)
-    schema = pa.schema(list(stored) + list(METADATA))
     tails = descriptions.mapInArrow(task, from_arrow_schema(schema))
-    paged = paged_frame(spark, pages, schema, predicate)
     return (tails if paged is None else paged.union(tails)), lanes
 
 

@@ -9,13 +9,15 @@ out by their ranges (page_scan.wanted), and remembers the lane's deletions of
 paged rows. Each lane's pages become one ``spark.read.parquet`` of exactly
 those files with the journal's schema (columns a page predates read as
 nulls), filtered by the read's starting point (exact, as the tail's pruning
-is) and by its deletions (whole records by ``_record_id``, rows by an anti
-join on ``(_record_id, _row)``); record ids are per lane, so each lane is
+is) and by its deletions (broadcast anti joins: whole records on
+``_record_id``, rows on ``(_record_id, _row)``); record ids are per lane, so each lane is
 filtered on its own before the union.
 
 The lane tasks skip exactly the pages planned here (LaneSlice.pages_elsewhere)
 and read any page committed after the plan themselves, so a paging that runs
-between the plan and the tasks loses no row and doubles none.
+between the plan and the tasks loses no row and doubles none. A lane that held
+nothing but pages when planned (no events record, no prepared transaction)
+gets no tail task: the read is of the journal as planned.
 
 Limit: page files are read by path (``file://``) from whichever executor
 Spark picks, so every executor must see every root (one machine,
@@ -28,8 +30,9 @@ import os
 
 import pyarrow as pa
 
+from ..events.event_records import EVENTS
 from ..events.lane_deletes import lane_deletions, pending_deletions
-from ..events.page_records import live_pages
+from ..events.page_records import PAGES, live_pages
 from ..events.page_scan import wanted
 from ..events.pruning import METADATA_COLUMNS, Predicate
 from ..journal.journal import Journal
@@ -42,12 +45,15 @@ class LanePages:
     paths: list
     whole: list                       # record ids of paged records deleted whole
     rows: list                        # (record id, original position) of deleted paged rows
+    tail_empty: bool = False          # the lane held nothing but pages when planned
 
 
 def plan_pages(lanes, predicate: Predicate, journal_options: dict) -> dict[str, LanePages]:
     """{lane: its pages to read natively} for the lanes (reader.LanePartition) that have any."""
     planned = {}
     for part in lanes:
+        if not os.path.isdir(os.path.join(part.lane, PAGES)):
+            continue                              # never paged: no load here
         deleted_by_requests = pending_deletions(part.lane)
         with Journal.read(part.lane, **journal_options) as snapshot:
             constants = {"_host": part.slice.host, "_lane": os.path.basename(part.lane)}
@@ -56,6 +62,8 @@ def plan_pages(lanes, predicate: Predicate, journal_options: dict) -> dict[str, 
             if not pages:
                 continue
             deletions = lane_deletions(snapshot, deleted_by_requests)
+            tail_empty = not snapshot.prepared() and not any(
+                record.user_type == EVENTS for record in snapshot.records())
         paged = {record_id for ref in pages for record_id in ref.record_ids}
         whole, rows = [], []
         for record_id in sorted(paged):
@@ -67,7 +75,7 @@ def plan_pages(lanes, predicate: Predicate, journal_options: dict) -> dict[str, 
                     rows += [(record_id, position) for position in sorted(deleted)]
         planned[part.lane] = LanePages(part.lane, [ref.name for ref in pages],
                                        ["file://" + os.path.abspath(ref.path(part.lane))
-                                        for ref in pages], whole, rows)
+                                        for ref in pages], whole, rows, tail_empty)
     return planned
 
 
@@ -83,7 +91,8 @@ def paged_frame(spark, planned: dict[str, LanePages], schema: pa.Schema, predica
         for condition in _conditions(predicate):
             frame = frame.where(condition)
         if pages.whole:
-            frame = frame.where(~F.col("_record_id").isin(pages.whole))
+            whole = spark.createDataFrame([(i,) for i in pages.whole], "_record_id long")
+            frame = frame.join(F.broadcast(whole), ["_record_id"], "left_anti")
         if pages.rows:
             deleted = spark.createDataFrame(pages.rows, "_record_id long, _row int")
             frame = frame.join(F.broadcast(deleted), ["_record_id", "_row"], "left_anti")
