@@ -25,7 +25,8 @@ from ..config import load_config
 from ..events.commit_log import default_log_uri
 from ..events.visible_events import node_lanes
 from ..journal.lock import LaneLock
-from ..maintenance.paging import lane_bytes, page_lane
+from ..maintenance.lane_size import lane_bytes
+from ..maintenance.lane_maintenance import page_pass
 from .bench_support import BenchResult
 
 FULL_ROWS, QUICK_ROWS = 2_000_000, 200_000
@@ -70,7 +71,7 @@ def _page_mostly(journal: str, log) -> tuple[int, int]:
         whole_pages = max(1, int(size * PAGED_SHARE // PAGE_SIZE))
         limit = max(0, size - (whole_pages * PAGE_SIZE - PAGE_SIZE // 2))
         config = load_config({"maxSizeBytes": str(limit), "pageSizeBytes": str(PAGE_SIZE)})
-        report = page_lane(lane, node, default_log_uri(journal), config)
+        report = page_pass(lane, node, default_log_uri(journal), config).paging
         log(f"paging: {report.line()}")
         rows, pages = rows + report.rows_paged, pages + report.pages_written
     return rows, pages

@@ -14,9 +14,6 @@ Events: (long id, timestamp, 16-character key of 1,000 distinct values,
 * Many small batches: a stream of ``small`` micro-batches of 1k rows landed
   by JournalSink and by Spark's exactly-once parquet sink from the same source;
   then the same aggregation over each.
-* Paged: the same large-batch journal with every event paged (maintenance/
-  paging.py), read by ``sparkjournal.read`` (page files through Spark's own
-  Parquet reader), against the parquet copy on the aggregation.
 * Streaming catch-up: ``readStream`` with availableNow over the large backlog,
   the journal against Spark's file stream source over the parquet copy.
 
@@ -183,26 +180,8 @@ def _catch_up(spark, reader, work: str, name: str) -> callable:
     return run
 
 
-def _page_everything(journal: str) -> int:
-    """Pages every live event of the journal (maxSizeBytes=0); returns the page files."""
-    from ..config import load_config
-    from ..events.commit_log import default_log_uri
-    from ..events.visible_events import node_lanes
-    from ..journal.lock import LaneLock
-    from ..maintenance.lane_maintenance import page_pass
-    config = load_config({"maxSizeBytes": "0", "pageSizeBytes": "64m"})
-    for lane, _node in node_lanes(journal):                 # the writers' idle timeout
-        lock = LaneLock(lane)
-        while not lock.try_acquire():
-            time.sleep(0.1)
-        lock.release()
-    return sum(page_pass(lane, node, default_log_uri(journal), config).paging.pages_written
-               for lane, node in node_lanes(journal))
-
-
 def run(args) -> int:
     from pyspark.sql import SparkSession
-    from ..spark.locality import read as located_read
     logging.getLogger("py4j").setLevel(logging.CRITICAL)
     sizes = QUICK if args.quick else FULL
     if args.dir and not os.path.isdir(args.dir):
@@ -222,8 +201,7 @@ def run(args) -> int:
         events = _events(spark.range(0, rows, numPartitions=2))
         journal, parquet, ipc = (os.path.join(work, n) for n in ("journal", "parquet", "ipc"))
         os.makedirs(ipc)
-        events.write.format("sparkjournal").option("laneIdleTimeout", "1s").mode("append") \
-            .save(journal)
+        events.write.format("sparkjournal").mode("append").save(journal)
         events.write.parquet(parquet)
         events.mapInArrow(_ipc_writer(ipc), "rows long").collect()
         log(f"landed {rows:,} events three ways under {work}")
@@ -247,14 +225,6 @@ def run(args) -> int:
         results.append(BenchResult(f"stream catch-up over {rows:,} events vs file stream source",
                                    med["journal"], "rows/s", med["file stream"], 0.0, "ratio",
                                    "reported, no target"))
-
-        pages = _page_everything(journal)
-        paged = {"paged journal": located_read(spark, journal),
-                 "parquet": spark.read.parquet(parquet)}
-        results.append(_aggregate_vs(
-            paged, rows, log, "groupBy(key).agg(sum), paged",
-            f"read groupBy(key).agg(sum), {rows:,} events paged (sparkjournal.read) vs parquet",
-            0.8, f"{pages} page files read by Spark's Parquet reader"))
 
         small = sizes["small"]
         started = time.monotonic()

@@ -69,13 +69,18 @@ def _size(path: str) -> int:
 
 def lane_bytes(lane: str) -> int:
     """Bytes of the lane's data files holding data plus its large bodies (module doc)."""
+    return lane_usage(lane)[1]
+
+
+def lane_usage(lane: str) -> tuple[int, int]:
+    """(data files holding data, lane_bytes): what maintenance reports before and after."""
     try:
         entries = [e for e in os.scandir(lane) if is_data_file_name(e.name)]
     except FileNotFoundError:
-        return 0
+        return 0, 0
     with _known_lock:
         known = _known.get(lane, {})
-    settled, total, now = {}, 0, time.time_ns()
+    settled, total, files, now = {}, 0, 0, time.time_ns()
     for entry in entries:
         try:
             stat = entry.stat()
@@ -88,14 +93,15 @@ def lane_bytes(lane: str) -> int:
             settled[entry.name] = (key, holds)
         if holds:
             total += stat.st_size
+            files += 1
     with _known_lock:
         _known[lane] = settled
     try:
         bodies = os.listdir(os.path.join(lane, LARGE_FOLDER))
     except FileNotFoundError:
         bodies = []
-    return total + sum(_size(os.path.join(lane, LARGE_FOLDER, n))
-                       for n in bodies if n.endswith(LARGE_SUFFIX))
+    return files, total + sum(_size(os.path.join(lane, LARGE_FOLDER, n))
+                              for n in bodies if n.endswith(LARGE_SUFFIX))
 
 
 def root_bytes(root: str) -> int:
