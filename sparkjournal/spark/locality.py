@@ -78,8 +78,7 @@ def located_read(spark, path: str, *, native_pages: bool = True,
         return paged, lanes
     described = located_lanes(sc, path, with_tail or lanes, "reading",
                               {lane: {"pagesElsewhere": p.names} for lane, p in pages.items()})
-    descriptions = spark.createDataFrame(described.map(lambda value: (value,)),
-                                         f"{LANE_COLUMN} string")
+    descriptions = _strings_frame(spark, described, LANE_COLUMN)
     task = lane_task(stored.serialize().to_pybytes(), read_options.journal, predicate,
                      read_options.skip_corrupt)
     tails = descriptions.mapInArrow(task, from_arrow_schema(schema))
@@ -126,6 +125,18 @@ def spark_context(spark):
             "sparkjournal.read needs a classic SparkSession (it places tasks through the "
             "driver's SparkContext); with Spark Connect use "
             "spark.read.format('sparkjournal')") from error
+
+
+def _strings_frame(spark, strings, column: str):
+    """A one-column DataFrame of a JVM-backed RDD of strings, made in the JVM: a
+    Python map would cost each partition an extra Python worker round trip, and
+    the scan keeps the RDD's partitions and their preferred locations."""
+    from pyspark.sql import DataFrame
+    jvm = spark.sparkContext._jvm
+    dataset = spark._jsparkSession.createDataset(strings._jrdd.rdd(),
+                                                 jvm.org.apache.spark.sql.Encoders.STRING())
+    return DataFrame(dataset.toDF(jvm.org.apache.spark.api.python.PythonUtils.toSeq([column])),
+                     spark)
 
 
 def _located_rdd(sc, placed: list[tuple[str, list[str]]]):
