@@ -18,7 +18,7 @@ from sparkjournal import CorruptJournalError, Journal
 from sparkjournal.format import layout
 from sparkjournal.journal import journal as journal_module
 from sparkjournal.journal.batch import ipc_bytes
-from sparkjournal.journal.loader import load
+from lane_surgery import flip, patch, scan_lane
 
 SIZES = {"fileSize": "256k", "bufferSize": "16k", "minFiles": 2, "maxIO": 4}
 WINDOW = 4 * 16 * 1024
@@ -41,33 +41,8 @@ def large_bodies(lane: str) -> list:
 
 def extents(lane: str) -> list:
     """[(path, file id, [(offset, size, record id)])] of every file with data."""
-    loaded = load(lane, verify_crc=True, writable=False)
-    try:
-        out = []
-        for f in loaded.files:
-            s = f.scan
-            records = [(int(s.offsets[i]), layout.record_size(int(s.body_lens[i])), int(s.record_ids[i]))
-                       for i in range(f.n_data)]
-            if records:
-                out.append((f.path, f.file_id, records))
-        return out
-    finally:
-        for f in loaded.files:
-            f.mapped.close()
-
-
-def patch(path: str, offset: int, data: bytes) -> None:
-    with open(path, "r+b") as handle:
-        handle.seek(offset)
-        handle.write(data)
-
-
-def flip(path: str, offset: int) -> None:
-    with open(path, "r+b") as handle:
-        handle.seek(offset)
-        byte = handle.read(1)[0]
-        handle.seek(offset)
-        handle.write(bytes([byte ^ 0xFF]))
+    return [(f.path, f.file_id, [(e.offset, e.size, e.record_id) for e in f.records])
+            for f in scan_lane(lane)]
 
 
 def live(snapshot) -> dict:

@@ -6,7 +6,6 @@ reported (LoadReport: torn tail, attic, recoveries, rolled back / broken txs).
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 import signal
 import struct
@@ -23,6 +22,7 @@ from sparkjournal import (ConfigError, CorruptJournalError, FormatVersionError, 
 from sparkjournal.format import layout
 from sparkjournal.format.codec import CODEC
 from sparkjournal.journal.loader import load
+from lane_surgery import flip, patch, read_at, scan_lane
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -31,57 +31,6 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def body_of(record_id: int, size: int = 100) -> bytes:
     seed = f"record-{record_id}:".encode()
     return (seed * (size // len(seed) + 1))[:size]
-
-
-@dataclasses.dataclass
-class Extent:
-    offset: int
-    size: int
-    rtype: int
-    record_id: int
-    tx_id: int
-
-
-@dataclasses.dataclass
-class ScannedFile:
-    path: str
-    file_id: int
-    records: list   # [Extent] in file order
-
-
-def scan_lane(lane: str) -> list[ScannedFile]:
-    """Every data file with records, in file-id order, with each record's extent
-    (read only; uses the journal's own loader and scanner)."""
-    loaded = load(lane, verify_crc=True, writable=False)
-    try:
-        out = []
-        for f in loaded.files:
-            s = f.scan
-            records = [Extent(int(s.offsets[i]), layout.record_size(int(s.body_lens[i])),
-                              int(s.types[i]), int(s.record_ids[i]), int(s.tx_ids[i]))
-                       for i in range(f.n_data)]
-            if records:
-                out.append(ScannedFile(f.path, f.file_id, records))
-        return out
-    finally:
-        for f in loaded.files:
-            f.mapped.close()
-
-
-def patch(path: str, offset: int, data: bytes) -> None:
-    with open(path, "r+b") as handle:
-        handle.seek(offset)
-        handle.write(data)
-
-
-def read_at(path: str, offset: int, size: int) -> bytes:
-    with open(path, "rb") as handle:
-        handle.seek(offset)
-        return handle.read(size)
-
-
-def flip(path: str, offset: int) -> None:
-    patch(path, offset, bytes([read_at(path, offset, 1)[0] ^ 0xFF]))
 
 
 def live(snapshot) -> dict:
