@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import logging
 import os
-import time
 
 from ..config import load_config
 from ..events.commit_log import default_log_uri
@@ -27,37 +26,18 @@ from ..events.visible_events import node_lanes
 from ..journal.lock import LaneLock
 from ..maintenance.lane_size import lane_bytes
 from ..maintenance.lane_maintenance import page_pass
+from ..spark.tool_session import tool_session
 from .bench_support import BenchResult
 
 FULL_ROWS, QUICK_ROWS = 2_000_000, 200_000
 PAGE_SIZE = 64 << 20
 PAGED_SHARE = 0.9                    # at most this share of a lane's bytes is paged
-CHECKPOINT_MANAGER = ("org.apache.spark.sql.execution.streaming.checkpointing."
-                      "FileSystemBasedCheckpointFileManager")
-
-
-def _session():
-    from pyspark.sql import SparkSession
-    spark = (SparkSession.builder.master("local[*]").appName("sparkjournal-bench-paged-read")
-             .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
-             .config("spark.sql.streaming.checkpointFileManagerClass", CHECKPOINT_MANAGER)
-             .getOrCreate())
-    spark.sparkContext.setLogLevel("ERROR")
-    from .. import register
-    register(spark)
-    return spark
-
-
 def _wait_free(lanes: list[str], timeout: float = 120.0) -> None:
     """Spark's workers keep lane writers open for laneIdleTimeout; paging needs
     them closed to commit its pages here and now."""
-    deadline = time.monotonic() + timeout
     for lane in lanes:
         lock = LaneLock(lane)
-        while not lock.try_acquire():
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{lane} stayed held by a Spark worker")
-            time.sleep(0.1)
+        lock.acquire(wait=True, timeout=timeout)
         lock.release()
 
 
@@ -83,7 +63,7 @@ def section_paged_read(bench) -> list:
     logging.getLogger("py4j").setLevel(logging.CRITICAL)
     rows = QUICK_ROWS if bench.sizes.get("quick") else FULL_ROWS
     journal, parquet = (os.path.join(bench.directory, n) for n in ("paged-journal", "paged-parquet"))
-    spark = _session()
+    spark = tool_session("local[*]", "sparkjournal-bench-paged-read")
     try:
         events = _events(spark.range(0, rows, numPartitions=2))
         events.write.format("sparkjournal").option("laneIdleTimeout", "1s").mode("append").save(journal)

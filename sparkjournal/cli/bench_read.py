@@ -34,8 +34,7 @@ import pyarrow as pa
 
 from ..events.lane_scan import spark_facing
 from .bench_support import BenchResult, print_report
-from .. import register
-from .bench_sink import CHECKPOINT_MANAGER
+from ..spark.tool_session import tool_session
 from .paths import UsageError
 
 REPEATS = 3
@@ -181,19 +180,13 @@ def _catch_up(spark, reader, work: str, name: str) -> callable:
 
 
 def run(args) -> int:
-    from pyspark.sql import SparkSession
     logging.getLogger("py4j").setLevel(logging.CRITICAL)
     sizes = QUICK if args.quick else FULL
     if args.dir and not os.path.isdir(args.dir):
         raise UsageError(f"--dir {args.dir} is not an existing folder")
     work = tempfile.mkdtemp(prefix="sparkjournal-bench-read-", dir=args.dir)
     log = lambda text: print(f"bench: {text}", file=sys.stderr, flush=True)   # noqa: E731
-    spark = (SparkSession.builder.master(args.master).appName("sparkjournal-bench-read")
-             .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
-             .config("spark.sql.streaming.checkpointFileManagerClass", CHECKPOINT_MANAGER)
-             .getOrCreate())
-    register(spark)      # explicit: PySpark's scan misses editable installs
-    spark.sparkContext.setLogLevel("ERROR")
+    spark = tool_session(args.master, "sparkjournal-bench-read")
     spark.dataSource.register(_floor_source())
     results = []
     try:

@@ -28,29 +28,13 @@ import tempfile
 import time
 
 from .bench_support import BenchResult, print_report
-from .. import register
+from ..spark.tool_session import tool_session
 from .paths import UsageError
 
 REPEATS = 3
 FULL = {1_000: 25, 100_000: 6, 1_000_000: 4}      # rows per batch: batches per run
 QUICK = {1_000: 6, 100_000: 3}
 CONTENDERS = ("journal", "parquet", "noop", "arrow_floor")
-CHECKPOINT_MANAGER = ("org.apache.spark.sql.execution.streaming.checkpointing."
-                      "FileSystemBasedCheckpointFileManager")
-
-
-def _session(master: str):
-    from pyspark.sql import SparkSession
-    spark = (SparkSession.builder.master(master).appName("sparkjournal-bench-sink")
-             .config("spark.ui.enabled", "false")
-             .config("spark.sql.shuffle.partitions", "2")
-             .config("spark.sql.streaming.checkpointFileManagerClass", CHECKPOINT_MANAGER)
-             .getOrCreate())
-    register(spark)      # explicit: PySpark's scan misses editable installs
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
-
-
 def _events(spark, rows: int):
     from pyspark.sql import functions as F
     rate = spark.readStream.format("rate-micro-batch").option("rowsPerBatch", rows).load()
@@ -125,7 +109,7 @@ def run(args) -> int:
         raise UsageError(f"--dir {args.dir} is not an existing folder")
     work = tempfile.mkdtemp(prefix="sparkjournal-bench-sink-", dir=args.dir)
     log = lambda text: print(f"bench: {text}", file=sys.stderr, flush=True)   # noqa: E731
-    spark = _session(args.master)
+    spark = tool_session(args.master, "sparkjournal-bench-sink")
     results = []
     try:
         for rows, batches in sizes.items():

@@ -1,32 +1,14 @@
-"""The SparkSession every soak driver uses: no UI, few shuffle partitions, the
-checkpoint manager that does not fork per file, this Python on the executors."""
+"""The SparkSession every soak driver uses (tool_session, with executors small
+enough for local-cluster[2,1,1024] and no console progress bars in the logs),
+and a child driver's exit status."""
 from __future__ import annotations
 
-import sys
-
-SOAK_CONF = {
-    "spark.ui.enabled": "false",
-    "spark.sql.shuffle.partitions": "2",
-    "spark.sql.streaming.checkpointFileManagerClass":
-        "org.apache.spark.sql.execution.streaming.checkpointing.FileSystemBasedCheckpointFileManager",
-    "spark.pyspark.python": sys.executable,
-    "spark.executor.memory": "768m",
-    "spark.ui.showConsoleProgress": "false",
-}
+from ..spark.tool_session import tool_session
 
 
 def soak_session(master: str, name: str):
-    from pyspark.sql import SparkSession
-    builder = SparkSession.builder.master(master).appName(name)
-    for key, value in SOAK_CONF.items():
-        builder = builder.config(key, value)
-    spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    # Explicit: PySpark finds pyspark_* modules by scanning sys.path, which misses
-    # an editable install's modules when the driver runs outside the checkout.
-    from .. import register
-    register(spark)
-    return spark
+    return tool_session(master, name, **{"spark.executor.memory": "768m",
+                                         "spark.ui.showConsoleProgress": "false"})
 
 
 def exit_status(query) -> int:

@@ -77,9 +77,9 @@ def parse_read_options(options) -> ReadOptions:
     return ReadOptions(
         path, sink.get("commitLog"), journal,
         skip_corrupt=_parsed(parse_bool, "skipCorrupt", read.get("skipCorrupt", False)),
-        starting_batch_id=_non_negative("startingBatchId", read.get("startingBatchId")),
+        starting_batch_id=_whole_number("startingBatchId", read.get("startingBatchId"), 0),
         starting_time=_timestamp(read.get("startingTimestamp")),
-        max_rows=_positive("maxRowsPerTrigger", read.get("maxRowsPerTrigger")),
+        max_rows=_whole_number("maxRowsPerTrigger", read.get("maxRowsPerTrigger"), 1),
         max_bytes=(_parsed(parse_size, "maxBytesPerTrigger", read["maxBytesPerTrigger"])
                    if read.get("maxBytesPerTrigger") is not None else None))
 
@@ -91,26 +91,15 @@ def _parsed(parse, name: str, value):
         raise ConfigError(name, value, READ_OPTION_DOCS[name][1]) from None
 
 
-def _non_negative(name: str, value) -> int | None:
+def _whole_number(name: str, value, least: int) -> int | None:
+    """``value`` as a whole number of at least ``least``; None when not given."""
     if value is None:
         return None
     try:
         number = int(str(value).strip())
     except ValueError:
-        number = -1
-    if number < 0:
-        raise ConfigError(name, value, READ_OPTION_DOCS[name][1])
-    return number
-
-
-def _positive(name: str, value) -> int | None:
-    if value is None:
-        return None
-    try:
-        number = int(str(value).strip())
-    except ValueError:
-        number = 0
-    if number < 1:
+        number = least - 1
+    if number < least:
         raise ConfigError(name, value, READ_OPTION_DOCS[name][1])
     return number
 
