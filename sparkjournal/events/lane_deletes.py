@@ -20,19 +20,13 @@ def prepared_record_ids(snapshot) -> set:
     return {record_id for tx in snapshot.prepared() for record_id in tx.record_ids}
 
 
-# Where a record's rows can be visible besides the lane's live records: each
-# function gives the ids of such records in a snapshot. A prepared transaction
-# the commit log committed is visible before its COMMIT record is written;
-# paged records (page_records.py) live in page files, whose reads apply the
-# lane's deletion vectors by (record id, original position).
-ROWS_ELSEWHERE = [prepared_record_ids, paged_record_ids]
-
-
 def rows_elsewhere(snapshot) -> set:
-    found = set()
-    for holder in ROWS_ELSEWHERE:
-        found |= holder(snapshot)
-    return found
+    """Ids of the records whose rows are visible besides the lane's live records:
+    prepared transactions (one the commit log committed is visible before its
+    COMMIT record is written) and paged records (page_records.py: they live in
+    page files, whose reads apply the lane's deletion vectors by record id and
+    original position)."""
+    return prepared_record_ids(snapshot) | paged_record_ids(snapshot)
 
 
 def _is_u(value, bits: int) -> bool:
@@ -83,7 +77,7 @@ def lane_deletions(snapshot, pending_now: Deletions | None = None) -> Deletions:
 def carry_out_delete(journal, request: dict) -> None:
     """A delete request as records (the caller makes them durable): DELETE for
     a live record deleted whole, a deletion vector for rows of a live record or
-    for rows visible elsewhere (``ROWS_ELSEWHERE``). Rows already deleted, and
+    for rows visible elsewhere (``rows_elsewhere``). Rows already deleted, and
     records gone, get nothing: carrying a request out again writes nothing."""
     current = lane_deletions(journal)
     elsewhere = None

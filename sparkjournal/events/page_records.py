@@ -139,5 +139,5 @@ def live_pages(snapshot) -> list[PageRef]:
 
 def paged_record_ids(snapshot) -> set:
     """Ids of the records whose rows live in the snapshot's pages (lane_deletes'
-    ROWS_ELSEWHERE: deletes of them become deletion vectors)."""
+    rows_elsewhere: deletes of them become deletion vectors)."""
     return {record_id for ref in live_pages(snapshot) for record_id in ref.record_ids}

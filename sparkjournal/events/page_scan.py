@@ -8,7 +8,7 @@ read before. Here they are conformed to the reader's events schema (nulls for
 columns the page predates), ``_host`` and ``_lane`` restated from the lane
 read, and the lane's deletion vectors and pending deletes applied by
 (``_record_id``, ``_row``) - deletes of paged events are vectors
-(lane_deletes.ROWS_ELSEWHERE).
+(lane_deletes.rows_elsewhere).
 
 Only pages named by live PAGE records of the caller's snapshot are read, while
 the snapshot is open (it holds the lane's file-set lock shared, so no page it

@@ -25,11 +25,6 @@ log = logging.getLogger("sparkjournal.requests")
 HANDLERS = {**lane_deletes.HANDLERS, **page_commit.HANDLERS}
 
 
-def register(kind: str, handler) -> None:
-    """Adds the handler of a kind of request (``delete`` and ``page`` are built in)."""
-    HANDLERS[kind] = handler
-
-
 def carry_out_all(journal) -> int:
     """Every pending request of ``journal``'s lane, with its writer."""
     return carry_out(journal, HANDLERS)
