@@ -190,7 +190,7 @@ def test_fail_policy_fails_the_batch_naming_batch_host_lane_size_limit_nothing_v
         sink("FAIL", maxRootSizeBytes=str(LIMIT))(events(spark, 1000, 500), 1)
     message = str(failure.value)
     assert "JournalFullError" in message, message[:2000]
-    for part in ("batch 1 of query q on host", f"{path}/lane-", "holds", f"{LIMIT}"):
+    for part in ("batch 1 of query q on host", f"{path}/lane-", " hold", f"{LIMIT}"):
         assert part in message        # the last attempt's lane: the full one, or a new one
     assert f"over maxSizeBytes {LIMIT}" in message or "maxRootSizeBytes" in message
     assert decision(path, 1) is None and ids_of(path) == list(range(1000))
