@@ -91,6 +91,7 @@ def carry_out(journal, handlers: dict) -> int:
     writer): each through ``handlers[kind](journal, request)``, made durable,
     then removed. Returns how many. An unknown kind stays pending (a newer
     sparkjournal wrote it) and is logged."""
+    journal.refresh()            # handlers look records up one by one: see a swap first
     done = 0
     for path, request in pending(journal.directory):
         handler = handlers.get(request["kind"])

@@ -71,7 +71,7 @@ def node_lanes(path: str):
     for root in node_roots(path):
         node = read_node_id(root)
         for lane in list_lanes(root):
-            yield os.path.join(root, lane), node
+            yield lane, node                      # list_lanes gives root/lane paths
 
 
 def lanes_of(path: str) -> list[str]:

@@ -31,7 +31,7 @@ import fcntl
 import os
 import time
 
-from ..io.modes import create_file
+from ..io.modes import READ_ONLY, create_file
 
 FILES_LOCK = "files.lock"
 MAINTENANCE_LOCK = "compact.lock"
@@ -63,7 +63,7 @@ def _open(path: str, create: bool) -> int | None:
     except FileNotFoundError:
         return None
     except OSError as error:
-        if error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        if error.errno in READ_ONLY:
             return _open(path, create=False) if create else None
         raise
 

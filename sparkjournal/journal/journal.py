@@ -392,7 +392,8 @@ class Journal(JournalSnapshot):
             control = read_control(self.directory)
             if control is not None:
                 finish_swap(self.directory, control, self._archive_dir())
-            if control is not None or file_set_generation(self.directory) != self._generation:
+            # Without a control file the file set's generation is files.gen alone.
+            if control is not None or (read_generation(self.directory), False) != self._generation:
                 self._reload()
             reclaim(self._state, self._files, self.large, self._maps)
 
@@ -458,16 +459,11 @@ class Journal(JournalSnapshot):
         self._appender.sync()
 
     def records(self):
+        # A whole scan picks up a compaction's swap first; per-record lookups
+        # (get, prepared_records) do not pay the file-set check each: their
+        # callers refresh once before a unit of work (a task, carry_out).
         self.refresh()
         return super().records()
-
-    def get(self, record_id: int) -> Record | None:
-        self.refresh()
-        return super().get(record_id)
-
-    def prepared_records(self, tx_id: int) -> list[Record]:
-        self.refresh()
-        return super().prepared_records(tx_id)
 
     def _body(self, record: Record) -> memoryview:
         # A record of the current file may still be in the write buffer or in

@@ -118,8 +118,9 @@ def compact_lane(lane: str, config: JournalConfig | None = None, *, force: bool 
     with maintenance:
         archive = (check_inside(lane, config.archiveDirectory, "archiveDirectory")
                    if config.archive else None)
-        if read_control(lane) is not None:
-            report.finished_interrupted_swap = _swap(lane, read_control(lane), archive, swap_wait)
+        control = read_control(lane)      # read once: a writer's reclaim may finish it meanwhile
+        if control is not None:
+            report.finished_interrupted_swap = _swap(lane, control, archive, swap_wait)
         _remove_debris(lane)
         _compact(lane, config, force, swap_wait, archive, events, report)
     report.seconds = time.monotonic() - started

@@ -25,13 +25,10 @@ import os
 import time
 
 from ..config import JournalConfig
-from ..errors import JournalLockedError
 from ..events.requests import pending
 from ..events.resolve import resolve_lane
-from ..journal.journal import Journal
-from ..journal.lock import LaneLock
 from .compactor import CompactionReport, compact_lane
-from .lane_requests import carry_out_all
+from .lane_requests import as_free_writer, carry_out_all
 from .paging import PagingReport, page_lane
 from .retention import RetentionReport, apply_retention
 
@@ -78,7 +75,7 @@ def maintain_lane(lane: str, node: str | None, log_uri: str, config: JournalConf
         _sweep(lane, node, config, report)
         report.paging = page_lane(lane, node, log_uri, config)
         report.compaction = compact_lane(lane, config, force=force, events=True)
-    return _run(lane, node, steps)
+    return run_steps(lane, node, steps)
 
 
 def page_pass(lane: str, node: str | None, log_uri: str, config: JournalConfig, *,
@@ -89,10 +86,10 @@ def page_pass(lane: str, node: str | None, log_uri: str, config: JournalConfig, 
     def steps(report: LaneReport) -> None:
         _sweep(lane, node, config, report)
         report.paging = page_lane(lane, node, log_uri, config, force=force)
-    return _run(lane, node, steps)
+    return run_steps(lane, node, steps)
 
 
-def _run(lane: str, node: str | None, steps) -> LaneReport:
+def run_steps(lane: str, node: str | None, steps) -> LaneReport:
     started = time.monotonic()
     report = LaneReport(lane, node)
     try:
@@ -106,23 +103,12 @@ def _run(lane: str, node: str | None, steps) -> LaneReport:
 
 
 def _sweep(lane: str, node: str | None, config: JournalConfig, report: LaneReport) -> None:
-    lock = LaneLock(lane)
-    if not lock.try_acquire():
-        report.requests_pending = len(pending(lane))
-        return
-    try:
-        journal = Journal(lane, config, lock)
-    except JournalLockedError:
-        return
-    except BaseException:
-        lock.release()
-        raise
-    try:
+    def sweep(journal) -> None:
         if node is not None:
             committed, rolled_back, _pending = resolve_lane(journal, node, os.path.basename(lane))
             report.committed, report.rolled_back = len(committed), len(rolled_back)
         report.requests_done = carry_out_all(journal)
         journal.flush()
-        report.swept = True
-    finally:
-        journal.close()
+    report.swept = as_free_writer(lane, config, sweep)
+    if not report.swept:                  # a live writer carries them out at its next task
+        report.requests_pending = len(pending(lane))

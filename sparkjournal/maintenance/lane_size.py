@@ -144,7 +144,7 @@ def check_full(lane: str, config: JournalConfig) -> FullLane | None:
         root = os.path.dirname(os.path.abspath(lane))
         lanes = [os.path.abspath(p) for p in list_lanes(root)]
         if os.path.abspath(lane) in lanes:
-            size = sum(lane_bytes(p) for p in lanes)
+            size = root_bytes(root)
         else:                                  # a lone lane: it is its own root
             root, size = os.path.abspath(lane), lane_bytes(lane)
         if size > config.maxRootSizeBytes:

@@ -9,7 +9,6 @@ through the Journal API) is only compacted.
 from __future__ import annotations
 
 import os
-import time
 
 from ..config import JournalConfig
 from ..events.commit_log import default_log_uri
@@ -17,7 +16,7 @@ from ..events.visible_events import node_lanes
 from ..io.modes import use_config_modes
 from ..journal.lanes import list_lanes
 from .compactor import compact_lane
-from .lane_maintenance import LaneReport, maintain_lane
+from .lane_maintenance import LaneReport, maintain_lane, run_steps
 
 
 def lanes_under(path: str) -> list[tuple[str, str | None]]:
@@ -47,14 +46,9 @@ def maintain_path(path: str, config: JournalConfig, *, log_uri: str | None = Non
         elif lane_pass is not maintain_lane:
             report = LaneReport(lane, None, error="not a lane of events (no NODE_ID in its "
                                 "root): only lanes the sink wrote are paged")
-        else:
-            started = time.monotonic()
-            report = LaneReport(lane, None)
-            try:
-                report.compaction = compact_lane(lane, config, force=force)
-            except Exception as error:            # noqa: BLE001 - reported; exit status 1
-                report.error = f"{type(error).__name__}: {error}"
-            report.seconds = time.monotonic() - started
+        else:                              # a plain journal: compaction only
+            report = run_steps(lane, None, lambda r: setattr(
+                r, "compaction", compact_lane(lane, config, force=force)))
         reports.append(report)
         if progress is not None:
             progress(f"[{number}/{len(lanes)}] {report.line()}")

@@ -26,6 +26,7 @@ import time
 
 from ..config import load_config
 from ..errors import ConfigError, SparkJournalError
+from ..events.commit_log import safe_name
 from .committer import BatchCommitter, BatchMetrics
 from .lane_writer import MESSAGE_SCHEMA, WritePlan, arrow_task
 from .schema import spark_to_arrow
@@ -70,9 +71,11 @@ def split_options(options: dict) -> tuple[dict, dict]:
 
 def _check_sink_options(sink: dict) -> None:
     app_id = sink.get("txnAppId")
-    if app_id is not None and (not str(app_id) or "/" in str(app_id) or str(app_id) in (".", "..")
-                               or "\x00" in str(app_id)):
-        raise ConfigError("txnAppId", app_id, SINK_OPTION_DOCS["txnAppId"][1])
+    if app_id is not None:
+        try:
+            safe_name(str(app_id))                     # it names the writer's commit log folder
+        except SparkJournalError:
+            raise ConfigError("txnAppId", app_id, SINK_OPTION_DOCS["txnAppId"][1]) from None
     if "commitLog" in sink and not str(sink["commitLog"] or "").strip():
         raise ConfigError("commitLog", sink["commitLog"], SINK_OPTION_DOCS["commitLog"][1])
 

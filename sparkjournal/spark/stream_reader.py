@@ -70,28 +70,28 @@ class JournalStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return ReadAllAvailable()
 
     def prepareForTriggerAvailableNow(self) -> None:
-        self._cap = self._stable_offsets()
+        self._cap = self._stable_offsets(self._lanes())
 
     def latestOffset(self, start: dict, limit: ReadLimit) -> dict:
         begin = dict(start.get("lanes", {}))
-        stable = self._cap if self._cap is not None else self._stable_offsets()
+        lanes = self._lanes()                     # one listing of the node roots per trigger
+        stable = self._cap if self._cap is not None else self._stable_offsets(lanes)
         ends = {key: max(begin.get(key, 0), at) for key, at in stable.items()}
         for key, at in begin.items():
             ends.setdefault(key, at)
         if isinstance(limit, (ReadMaxRows, ReadMaxBytes)):
-            ends = self._limited(begin, ends, limit)
+            ends = self._limited(begin, ends, limit, lanes)
         return {"lanes": ends}
 
-    def _stable_offsets(self) -> dict[str, int]:
+    def _stable_offsets(self, lanes: dict) -> dict[str, int]:
         return {key: stable_point(lane, node, self.options.journal)
-                for key, (lane, node) in self._lanes().items()}
+                for key, (lane, node) in lanes.items()}
 
-    def _limited(self, begin: dict, ends: dict, limit: ReadLimit) -> dict:
+    def _limited(self, begin: dict, ends: dict, limit: ReadLimit, lanes: dict) -> dict:
         """Ends that take whole records, lane by lane in turn, until the limit
         is reached (at least one record, so a tiny limit still progresses)."""
         budget = limit.max_rows if isinstance(limit, ReadMaxRows) else limit.max_bytes
         by_rows = isinstance(limit, ReadMaxRows)
-        lanes = self._lanes()
         queues = {key: pending_sizes(*lanes[key], self.options.journal, begin.get(key, 0), end)
                   for key, end in ends.items() if end > begin.get(key, 0) and key in lanes}
         limited = {key: begin.get(key, 0) for key in ends}
