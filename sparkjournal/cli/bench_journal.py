@@ -132,9 +132,7 @@ def case_arrow_batches(bench: Bench) -> list:
     count, batch = bench.sizes["arrow_batches"], event_batch(10_000)
     ipc_len = ipc_bytes(batch).size
     per_sync = sync_bytes(ipc_len)               # the record written alone, padded to the block
-
-    record = layout.record_size(ipc_len)
-    size = file_size_for(count * layout.align_up(record, BLOCK))
+    size = file_size_for(count * per_sync)
 
     def journal_run(backend: str) -> float:
         journal = bench.journal(backend, fileSize=size, minFiles=1)

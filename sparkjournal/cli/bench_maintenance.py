@@ -54,9 +54,9 @@ COMPACT_BODIES = (BODY, 256 << 10)
 clock = time.perf_counter
 
 FULL = {"compact_bytes": 128 * MIB, "compact_file": 2 * MIB,
-        "latency_prefill": 32 * MIB, "latency_commits": 2000}
+        "latency_prefill": 32 * MIB, "latency_commits": 2000, "paged_rows": 2_000_000}
 QUICK = {"compact_bytes": 16 * MIB, "compact_file": 1 * MIB,
-         "latency_prefill": 4 * MIB, "latency_commits": 200, "quick": True}
+         "latency_prefill": 4 * MIB, "latency_commits": 200, "paged_rows": 200_000}
 LATENCY_OPTIONS = {"fileSize": "1m", "minFiles": 2}
 
 
@@ -137,7 +137,7 @@ def compaction_vs_copy(bench: MaintenanceBench, body_size: int) -> BenchResult:
     template = os.path.join(bench.folder("compact-template-"), "lane")
     half_dead_lane(template, sizes["compact_bytes"], body_size, **options)
     sources = data_files(template)
-    compact_rates, copy_rates, reports, phases = [], [], [], []
+    compact_rates, copy_rates, phases, first = [], [], [], None
     for rep in range(REPEATS):
         lane = os.path.join(bench.folder("compact-"), "lane")
         shutil.copytree(template, lane)
@@ -155,12 +155,12 @@ def compaction_vs_copy(bench: MaintenanceBench, body_size: int) -> BenchResult:
         phases.append((seconds, report.rewrite_seconds, report.swap_seconds))
         compact_rates.append(report.bytes_after / seconds / 1e6)
         copy_rates.append(report.bytes_after / copy_seconds / 1e6)
-        reports.append(report)
+        first = first or report
         bench.log(f"compaction of {human_bytes(body_size)} records, run {rep + 1}/{REPEATS}: compaction {compact_rates[-1]:,.1f} MB/s "
                   f"({report.compacted_files} -> {report.new_files} files, rewrite "
                   f"{report.rewrite_seconds:.2f}s of {seconds:.2f}s), plain copy {copy_rates[-1]:,.1f} MB/s")
     shutil.rmtree(os.path.dirname(template))
-    report = reports[0]
+    report = first
     total, rewrite, swap = (statistics.median(p[i] for p in phases) for i in range(3))
     return BenchResult(
         f"compaction vs plain copy, {human_bytes(body_size)} records", statistics.median(compact_rates), "MB/s",

@@ -29,7 +29,6 @@ from ..maintenance.lane_maintenance import page_pass
 from ..spark.tool_session import tool_session
 from .bench_support import BenchResult
 
-FULL_ROWS, QUICK_ROWS = 2_000_000, 200_000
 PAGE_SIZE = 64 << 20
 PAGED_SHARE = 0.9                    # at most this share of a lane's bytes is paged
 def _wait_free(lanes: list[str], timeout: float = 120.0) -> None:
@@ -61,7 +60,7 @@ def section_paged_read(bench) -> list:
     from .bench_read import _aggregate, _events, _medians, _scan
     from ..spark.locality import read
     logging.getLogger("py4j").setLevel(logging.CRITICAL)
-    rows = QUICK_ROWS if bench.sizes.get("quick") else FULL_ROWS
+    rows = bench.sizes["paged_rows"]
     journal, parquet = (os.path.join(bench.directory, n) for n in ("paged-journal", "paged-parquet"))
     spark = tool_session("local[*]", "sparkjournal-bench-paged-read")
     try:

@@ -26,16 +26,13 @@ import logging
 import os
 import shutil
 import statistics
-import sys
-import tempfile
 import time
 
 import pyarrow as pa
 
 from ..events.lane_scan import spark_facing
-from .bench_support import BenchResult, print_report
+from .bench_support import BenchResult, bench_log, print_report, work_folder
 from ..spark.tool_session import tool_session
-from .paths import UsageError
 
 REPEATS = 3
 FULL = {"rows": 2_000_000, "small": 1_000}
@@ -182,10 +179,8 @@ def _catch_up(spark, reader, work: str, name: str) -> callable:
 def run(args) -> int:
     logging.getLogger("py4j").setLevel(logging.CRITICAL)
     sizes = QUICK if args.quick else FULL
-    if args.dir and not os.path.isdir(args.dir):
-        raise UsageError(f"--dir {args.dir} is not an existing folder")
-    work = tempfile.mkdtemp(prefix="sparkjournal-bench-read-", dir=args.dir)
-    log = lambda text: print(f"bench: {text}", file=sys.stderr, flush=True)   # noqa: E731
+    work = work_folder(args.dir, "sparkjournal-bench-read-", 0)
+    log = bench_log
     spark = tool_session(args.master, "sparkjournal-bench-read")
     spark.dataSource.register(_floor_source())
     results = []

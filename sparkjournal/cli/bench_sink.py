@@ -23,13 +23,10 @@ import logging
 import os
 import shutil
 import statistics
-import sys
-import tempfile
 import time
 
-from .bench_support import BenchResult, print_report
+from .bench_support import BenchResult, bench_log, print_report, work_folder
 from ..spark.tool_session import tool_session
-from .paths import UsageError
 
 REPEATS = 3
 FULL = {1_000: 25, 100_000: 6, 1_000_000: 4}      # rows per batch: batches per run
@@ -105,10 +102,8 @@ def _breakdown(sinks) -> str:
 def run(args) -> int:
     logging.getLogger("py4j").setLevel(logging.CRITICAL)     # stop() interrupts a batch
     sizes = QUICK if args.quick else FULL
-    if args.dir and not os.path.isdir(args.dir):
-        raise UsageError(f"--dir {args.dir} is not an existing folder")
-    work = tempfile.mkdtemp(prefix="sparkjournal-bench-sink-", dir=args.dir)
-    log = lambda text: print(f"bench: {text}", file=sys.stderr, flush=True)   # noqa: E731
+    work = work_folder(args.dir, "sparkjournal-bench-sink-", 0)
+    log = bench_log
     spark = tool_session(args.master, "sparkjournal-bench-sink")
     results = []
     try:

@@ -48,6 +48,11 @@ def selected(cases: dict, only: str | None) -> dict:
     return chosen
 
 
+def bench_log(text: str) -> None:
+    """A benchmark's progress line (stderr, so the report on stdout stays clean)."""
+    print(f"bench: {text}", file=sys.stderr, flush=True)
+
+
 def work_folder(directory: str | None, prefix: str, need: float) -> str:
     """A new folder in ``directory`` (--dir; default the system temp dir) on a
     disk with about ``need`` bytes free; the caller removes it."""
@@ -166,7 +171,7 @@ def run_cases(args, cases: dict, sizes: dict, prefix: str, need: float, make_ben
     chosen = selected(cases, args.only)
     work = work_folder(args.dir, prefix, need)
     device = block_device_of(work)
-    log = lambda text: print(f"bench: {text}", file=sys.stderr, flush=True)       # noqa: E731
+    log = bench_log
     log(f"measuring in {work} (device {device.name or '-'}, write cache {device.write_cache}); "
         f"{'quick sizes' if args.quick else 'full sizes'}, interleaved runs")
     bench, results = make_bench(work, sizes, log), []

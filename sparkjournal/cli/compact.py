@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import sys
 
 from ..config import load_config
 from ..maintenance.lane_maintenance import maintain_lane
@@ -43,8 +42,12 @@ def run_pass(args, lane_pass, line) -> int:
     reports = [dataclasses.asdict(r) for r in reports]
     totals = summary(reports)
     print(line(totals))
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump({"totals": totals, "lanes": reports},
-                      handle, indent=1, default=str)
+    write_reports(args.json, totals, reports)
     return 1 if totals["failed"] else 0
+
+
+def write_reports(path: str | None, totals: dict, reports: list[dict]) -> None:
+    """``--json FILE``: the totals and every lane's report (the CLI's and the job's)."""
+    if path:
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump({"totals": totals, "lanes": reports}, handle, indent=1, default=str)

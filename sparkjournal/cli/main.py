@@ -65,13 +65,11 @@ def build_parser() -> argparse.ArgumentParser:
     _maintenance(commands, "compact", "One maintenance pass over the lanes under PATH on this "
                  "node, without Spark: retention, resolving and carrying out what lanes no writer "
                  "holds wait for, paging, and online compaction (jobs/compact.py does it "
-                 "cluster-wide).", "compact every lane with a sealed file, whatever "
-                 "compactMinFiles and compactPercentage say")
+                 "cluster-wide).")
     _maintenance(commands, "page", "Page the lanes under PATH on this node that are over "
                  "maxSizeBytes or whose root is over maxRootSizeBytes, without Spark: their "
                  "oldest events move into Parquet page files (jobs/page.py does it "
-                 "cluster-wide).", "page every lane: one page of its oldest events "
-                 "(pageSizeBytes), whatever the limits say")
+                 "cluster-wide).")
 
     options = _command(commands, "options", "options:run",
                        "List every option: default, accepted values, meaning.")
@@ -117,12 +115,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _maintenance(commands, name: str, summary: str, force_help: str) -> None:
+# --force of the maintenance commands and of their spark-submit jobs (maintenance_job.py).
+FORCE_HELP = {
+    "compact": "compact every lane with a sealed file, whatever compactMinFiles and "
+               "compactPercentage say",
+    "page": "page every lane: one page of its oldest events (pageSizeBytes), whatever the "
+            "limits say",
+}
+
+
+def _maintenance(commands, name: str, summary: str) -> None:
     """A maintenance command (compact, page): the same arguments, its own pass."""
     command = _command(commands, name, f"{name}:run", summary)
     command.add_argument("path", metavar="PATH", help="the journal path (node root, may hold "
                          "{host}/{executor}), a journal root or one lane folder")
-    command.add_argument("--force", action="store_true", help=force_help)
+    command.add_argument("--force", action="store_true", help=FORCE_HELP[name])
     command.add_argument("--commit-log", metavar="URI", help="where the writers' decisions live "
                          "(default: PATH/_commits)")
     command.add_argument("--option", action="append", metavar="KEY=VALUE", help="a journal option "

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import logging
 import sys
 import time
@@ -21,7 +20,8 @@ from ..maintenance.lane_maintenance import maintain_lane, page_pass
 from ..maintenance.root_maintenance import page_summary_line, summary, summary_line
 from ..spark.job_args import add_journal_arguments, check_journal_arguments, session
 from ..spark.lane_jobs import run_on_lanes
-from .compact import options_of
+from .compact import options_of, write_reports
+from .main import FORCE_HELP
 from .paths import UsageError
 
 
@@ -38,16 +38,14 @@ class MaintenanceJob:
 COMPACT = MaintenanceJob(
     prog="compact.py", description="Maintain a journal cluster-wide: retention, the sweep, "
     "paging and online compaction, one task per lane on its node.", doing="maintaining",
-    force_help="compact every lane with a sealed file, whatever compactMinFiles and "
-               "compactPercentage say",
+    force_help=FORCE_HELP["compact"],
     lane_pass=maintain_lane, summary_line=summary_line)
 
 PAGE = MaintenanceJob(
     prog="page.py", description="Page a journal cluster-wide: lanes over maxSizeBytes (or "
     "whose root is over maxRootSizeBytes) move their oldest events into Parquet page files, "
     "one task per lane on its node.", doing="paging",
-    force_help="page every lane: one page of its oldest events (pageSizeBytes), whatever "
-               "the limits say",
+    force_help=FORCE_HELP["page"],
     lane_pass=page_pass, summary_line=page_summary_line)
 
 
@@ -96,7 +94,5 @@ def main(job: MaintenanceJob, argv=None) -> int:
     totals = summary(reports)
     totals["job_seconds"] = round(time.monotonic() - started, 3)
     print(job.summary_line(totals))
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump({"totals": totals, "lanes": reports}, handle, indent=1, default=str)
+    write_reports(args.json, totals, reports)
     return 1 if totals["failed"] else 0
