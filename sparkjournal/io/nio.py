@@ -3,6 +3,13 @@
 Writes land in the page cache and return at once; ``sync`` makes them durable.
 Works on every file system; chosen when O_DIRECT or the C core is missing, or
 when journalType=NIO. Blocking calls release the GIL (CPython os functions).
+
+Data files are pre-created with O_DIRECT, so none of their pages is cached.
+A buffered write that ends inside a page makes the kernel read that page from
+the disk first, one synchronous read per commit (a 4 KiB commit writes 4608
+bytes): measured here, 0.5x the commits/s of the same writes into cached pages.
+Opening a file therefore asks the kernel to read it ahead (POSIX_FADV_WILLNEED,
+asynchronous; a hint, so where it is refused nothing else changes).
 """
 from __future__ import annotations
 
@@ -19,6 +26,7 @@ class NioFile(SequentialFile):
             self._fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
         except OSError as error:
             raise io_error(error.errno or errno_codes.EIO, "opening", path) from error
+        read_ahead(self._fd)
 
     def write(self, data, offset: int) -> None:
         view = memoryview(data).cast("B")
@@ -49,6 +57,14 @@ class NioFile(SequentialFile):
         if self._fd >= 0:
             fd, self._fd = self._fd, -1
             os.close(fd)
+
+
+def read_ahead(fd: int) -> None:
+    """Starts reading the whole file into the page cache, without waiting."""
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_WILLNEED)
+    except (OSError, AttributeError):       # not supported here: writes are slower, not wrong
+        pass
 
 
 class NioFactory(SequentialFileFactory):
