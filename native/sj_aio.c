@@ -270,6 +270,15 @@ void sj_aio_destroy(sj_aio *a) {
     free(a);
 }
 
+void sj_aio_fail(sj_aio *a, int err, int64_t offset) {
+    pthread_mutex_lock(&a->lock);
+    if (!a->error) {
+        a->error = err ? err : EIO;
+        a->error_offset = offset;
+    }
+    pthread_mutex_unlock(&a->lock);
+}
+
 int sj_fdatasync(int fd) {
     int r;
     do

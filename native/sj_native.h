@@ -88,6 +88,23 @@ int64_t sj_aio_in_flight(sj_aio *aio);
 int64_t sj_aio_max_seen(sj_aio *aio);
 /* Waits for all in-flight writes, then frees everything. */
 void sj_aio_destroy(sj_aio *aio);
+/* Fails the writer with err (offset: where), as a failed queued write would;
+ * the first failure stays the one reported. */
+void sj_aio_fail(sj_aio *aio, int err, int64_t offset);
+
+/* A record written alone, its checksum computed while its body is written
+ * (sj_aio_alone.c). begin: waits for ring's queued writes, then submits
+ * data[first:len] at offset+first, straight from data (len, first, offset and
+ * the address aligned). finish: writes first_len bytes of `first` at offset,
+ * waits for all, then fdatasyncs if datasync; first == NULL only waits (abandon).
+ * 0 or -errno; a failed write fails the ring. */
+typedef struct sj_alone sj_alone;
+sj_alone *sj_alone_create(size_t align, int *err);
+int64_t sj_alone_begin(sj_alone *w, sj_aio *ring, int fd, const char *data, size_t len,
+                       int64_t offset, size_t first);
+int64_t sj_alone_finish(sj_alone *w, sj_aio *ring, int fd, const char *first, size_t first_len,
+                        int64_t offset, int datasync);
+void sj_alone_destroy(sj_alone *w);
 
 /* fdatasync(fd): 0 or -errno. */
 int sj_fdatasync(int fd);

@@ -181,3 +181,60 @@ def test_write_file_atomically_replaces_the_whole_file(tmp_path):
         assert handle.read() == b"second"
     assert os.listdir(tmp_path) == ["journal.meta"]
     assert not os.path.exists(str(tmp_path / PROBE_NAME))
+
+
+@pytest.mark.parametrize("journal_type", BACKENDS)
+def test_record_written_alone_lands_whole_with_the_header_sealed_during_the_write(
+        tmp_path, data_file, journal_type):
+    from sparkjournal.io.direct_write import aligned_buffer
+    with factory_for(tmp_path, journal_type, bufferSize=8192) as factory:
+        record = aligned_buffer(600 * 1024)                   # several of the backend's writes
+        record[512:] = os.urandom(len(record) - 512)          # the body, in place
+        sealed = []
+
+        def seal():                                           # the header: first block only
+            record[:512] = b"S" * 512
+            sealed.append(True)
+
+        with factory.open(data_file) as journal_file:
+            journal_file.write(os.urandom(4096), 4096)        # queued first: written before it
+            journal_file.write_alone(memoryview(record), 8192, seal)
+            assert sealed == [True]
+            assert journal_file.read(8192, len(record)) == record[:]
+
+
+@pytest.mark.parametrize("journal_type", BACKENDS)
+def test_record_alone_whose_seal_fails_leaves_its_first_block_unwritten(tmp_path, data_file,
+                                                                        journal_type):
+    from sparkjournal.io.direct_write import aligned_buffer
+    with factory_for(tmp_path, journal_type, bufferSize=8192) as factory:
+        record = aligned_buffer(64 * 1024)
+        record[:] = b"B" * len(record)
+
+        def failing_seal():
+            raise RuntimeError("the header could not be encoded")
+
+        with factory.open(data_file) as journal_file:
+            with pytest.raises(RuntimeError, match="could not be encoded"):
+                journal_file.write_alone(memoryview(record), 8192, failing_seal)
+            assert journal_file.read(8192, 512) == bytes(512)   # no header: no record there
+            journal_file.write_durably(memoryview(record)[:4096], 8192)   # still usable
+            assert journal_file.read(8192, 4096) == record[:4096]
+
+
+@pytest.mark.parametrize("journal_type", BACKENDS)
+def test_record_alone_failed_write_reports_path_offset_and_errno(tmp_path, data_file,
+                                                                 journal_type):
+    from sparkjournal.io.direct_write import aligned_buffer
+    too_far = 1 << 50                                    # beyond ext4's largest file
+    with factory_for(tmp_path, journal_type, bufferSize=8192) as factory, \
+            factory.open(data_file) as journal_file:
+        record = aligned_buffer(64 * 1024)
+        with pytest.raises(JournalIOError) as failure:
+            journal_file.write_alone(memoryview(record), too_far, lambda: None)
+        assert failure.value.errno in (errno.EFBIG, errno.EINVAL)
+        assert f"at offset {too_far}" in str(failure.value) and data_file in str(failure.value)
+        assert "earlier" not in str(failure.value)               # its own write, not another's
+        if journal_type == "ASYNCIO":   # the writer stays failed: nothing later is reported as written
+            with pytest.raises(JournalIOError):
+                journal_file.write(b"\0" * 512, 4096)

@@ -15,6 +15,7 @@ import errno as errno_codes
 import os
 
 from ..errors import JournalIOError, NativeUnavailableError
+from ..format import layout
 from .sequential_file import SequentialFile, SequentialFileFactory, io_error
 
 try:
@@ -82,6 +83,38 @@ class AioFile(SequentialFile):
             raise self._factory.failure(-done, f"writing {size} bytes durably to",
                                         self.path, offset)
 
+    def write_alone(self, data, offset: int, seal) -> None:
+        """Overlaps ``seal`` (header and CRC) with the write of the blocks after
+        the first, which go first, straight from ``data`` (native/sj_aio_alone.c)."""
+        first = -(-layout.RECORD_HEADER_SIZE // self.alignment) * self.alignment
+        with ffi.from_buffer(data) as pointer:
+            size = len(pointer)
+            if size <= first or int(ffi.cast("uintptr_t", pointer)) % self.alignment:
+                super().write_alone(data, offset, seal)
+                return
+            ctx, alone = self._factory.context(), self._factory.alone_writer()
+            done = lib.sj_alone_begin(alone, ctx, self._fd, pointer, size, offset, first)
+            if done < 0:
+                raise self._alone_failure(-done, size, offset)
+            try:
+                seal()
+            except BaseException:
+                lib.sj_alone_finish(alone, ctx, self._fd, ffi.NULL, 0, offset, 0)
+                raise
+            done = lib.sj_alone_finish(alone, ctx, self._fd, pointer, first, offset,
+                                       1 if self._factory.datasync else 0)
+        if done < 0:
+            raise self._alone_failure(-done, size, offset)
+
+    def _alone_failure(self, err: int, size: int, offset: int) -> JournalIOError:
+        """A failure of one of this record's own writes names where it failed;
+        one of a write queued before it says so (AioFactory.failure)."""
+        failed_at = lib.sj_aio_error_offset(self._factory.context())
+        if offset <= failed_at < offset + size:
+            return io_error(err, f"writing the {size}-byte record at offset {offset} durably to",
+                            self.path, failed_at)
+        return self._factory.failure(err, f"writing {size} bytes durably to", self.path, offset)
+
     def _read_fd(self) -> int:
         if self._reader < 0:
             try:
@@ -118,6 +151,7 @@ class AioFactory(SequentialFileFactory):
         self.datasync = config.datasync
         self.max_io = config.maxIO
         self.max_write = -(-config.bufferSize // self.alignment) * self.alignment
+        self._alone = None                   # records written alone: made on first use
         err = ffi.new("int *")
         self._ctx = lib.sj_aio_create(self.max_io, self.max_write, self.alignment, err)
         if self._ctx == ffi.NULL:
@@ -144,6 +178,16 @@ class AioFactory(SequentialFileFactory):
         return io_error(err, f"an earlier queued write (at offset {failed_at}) failed, so {action}",
                         path, offset)
 
+    def alone_writer(self):
+        if self._alone is None:
+            err = ffi.new("int *")
+            alone = lib.sj_alone_create(self.alignment, err)
+            if alone == ffi.NULL:
+                raise io_error(err[0], "setting up kernel AIO for records written alone in",
+                               "the journal")
+            self._alone = alone
+        return self._alone
+
     @property
     def max_in_flight_seen(self) -> int:
         """Most writes that were ever in flight at once (never above maxIO)."""
@@ -154,6 +198,9 @@ class AioFactory(SequentialFileFactory):
         return AioFile(self, path)
 
     def close(self) -> None:
+        if self._alone is not None:
+            alone, self._alone = self._alone, None
+            lib.sj_alone_destroy(alone)
         if self._ctx is not None:
             ctx, self._ctx = self._ctx, None
             lib.sj_aio_destroy(ctx)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import errno as errno_codes
 import os
 from abc import ABC, abstractmethod
+from typing import Callable
 
 from ..errors import JournalIOError
 
@@ -50,6 +51,16 @@ class SequentialFile(ABC):
     def write_durably(self, data, offset: int) -> None:
         self.write(data, offset)
         self.sync()
+
+    def write_alone(self, data, offset: int, seal: Callable[[], None]) -> None:
+        """Writes a record that goes alone (Appender.append_alone) and syncs it.
+        ``data`` holds the record with its body in place but its header not yet
+        encoded; ``seal()`` encodes the header and CRC, changing no byte past the
+        first block. A backend may start writing the blocks after the first
+        before it calls ``seal`` (the CRC then overlaps the I/O); this one seals
+        first. If ``seal`` raises, nothing of the first block was written."""
+        seal()
+        self.write_durably(data, offset)
 
     def read(self, offset: int, length: int) -> bytes:
         """Plain pread; short only at the end of the file."""

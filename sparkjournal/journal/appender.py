@@ -38,7 +38,8 @@ from ..io.direct_write import Stage, aligned_buffer
 from .gate import new_gate
 
 Encoder = Callable[[bytearray, int, int], int]   # (buffer, position, file id32) -> new position
-AloneEncoder = Callable[[memoryview, int], int]   # (staging view, file id32) -> record end
+# (staging view, file id32) -> (record end, seal): body in place, header not yet encoded
+AloneEncoder = Callable[[memoryview, int], tuple[int, Callable[[], None]]]
 
 
 class Appender:
@@ -129,11 +130,15 @@ class Appender:
 
     def append_alone(self, size: int, encode: AloneEncoder, apply: Callable[[int, int], None]) -> None:
         """A record of ``size`` bytes that does not fit the write buffer but fits a
-        data file after its header: ``encode(view, file id32)`` puts it at the
-        start of an aligned staging view and returns its end; it is written there
-        in one write (padded with zeros to the block) into the current file, or
-        the next one when the rest of the current file is too short, and synced.
-        Returns once it is durable, whatever the caller asked for.
+        data file after its header: ``encode(view, file id32)`` checks it may be
+        appended (raising before anything is written), puts its body in place in
+        an aligned staging view with zeros after it, and returns the record's end
+        and ``seal``, which encodes the header and CRC without changing any byte
+        past the first block (the backend may write those meanwhile:
+        SequentialFile.write_alone). It is written in one write (padded with zeros
+        to the block) into the current file, or the next one when the rest of the
+        current file is too short, and synced. Returns once it is durable,
+        whatever the caller asked for.
 
         Why alone, with a sync on both sides: the record may be larger than the
         sync window. Everything appended before it is durable before it is
@@ -157,13 +162,13 @@ class Appender:
             file_id, offset = self.files.current.file_id, self._file_pos
             length = layout.align_up(size, self.block)
             view = self._stage.view(length)[:length]
-            end = encode(view, layout.file_id32(file_id))
-            view[end:] = bytes(length - end)
+            end, seal = encode(view, layout.file_id32(file_id))
             apply(file_id, offset)
             self._appended += 1
             self._data_end = offset + end
             self._file_pos = offset + length
-            self._io(self._out, view, offset, length, self._appended, sync=True, sync_first=False)
+            self._io(self._out, view, offset, length, self._appended, sync=True, sync_first=False,
+                     seal=seal)
 
     def _after_append(self, sync: bool) -> None:
         """Waits until everything appended is durable, or arms the timed flush."""
@@ -286,9 +291,10 @@ class Appender:
         self._io(out, memoryview(buf)[:length], offset, length, upto, sync, sync_first)
 
     def _io(self, out, data, offset: int, length: int, upto: int, sync: bool,
-            sync_first: bool) -> None:
+            sync_first: bool, seal: Callable[[], None] | None = None) -> None:
         """Writes ``data`` (``length`` bytes, may be 0) at ``offset`` with the lock
-        released, syncing first and/or after as asked; then accounts appends up
+        released, syncing first and/or after as asked (a record written alone
+        with its ``seal``: SequentialFile.write_alone); then accounts appends up
         to ``upto`` as written (and durable if synced). Call with the lock held
         and no flush running; a failure poisons the appender and raises."""
         self._flushing = True
@@ -297,7 +303,9 @@ class Appender:
         try:
             if sync_first:
                 out.sync()
-            if length and sync:
+            if seal is not None:
+                out.write_alone(data, offset, seal)
+            elif length and sync:
                 out.write_durably(data, offset)
             elif length:
                 out.write(data, offset)

@@ -321,7 +321,8 @@ class Journal(JournalSnapshot):
             body = body.to_buffer()
         state = self._state
 
-        def encode(buf, pos, file_id32, encoded_body=body):
+        def checked_count() -> int:
+            """Raises if the record cannot be appended now; its per-file tx count."""
             if rtype in (layout.UPDATE, layout.DELETE) and record_id not in state.live:
                 raise SparkJournalError(f"record {record_id} is not live: nothing to "
                                         f"{layout.TYPE_NAMES[rtype].lower()}")
@@ -330,8 +331,11 @@ class Journal(JournalSnapshot):
                     state.tx(tx_id, create=True)
                 else:
                     raise TransactionError(f"transaction {tx_id} is not open in this journal")
-            count = state.count_in(tx_id, self._files.current.file_id) \
+            return state.count_in(tx_id, self._files.current.file_id) \
                 if rtype in layout.TX_CONTROL_TYPES else 0
+
+        def encode(buf, pos, file_id32, encoded_body=body, count=None):
+            count = checked_count() if count is None else count
             return CODEC.encode_record(buf, pos, rtype, flags, user_type, file_id32,
                                        record_id, tx_id, count, encoded_body)
 
@@ -357,13 +361,18 @@ class Journal(JournalSnapshot):
 
             def encode_alone(view, file_id32):
                 # The body goes straight to its place after the header (an Arrow
-                # batch is serialized there, once); the header and CRC follow.
-                in_place = view[layout.RECORD_HEADER_SIZE:layout.RECORD_HEADER_SIZE + body_len]
+                # batch is serialized there, once); the header and CRC follow in
+                # seal, which the backend may overlap with writing the body.
+                count = checked_count()
+                body_end = layout.RECORD_HEADER_SIZE + body_len
+                in_place = view[layout.RECORD_HEADER_SIZE:body_end]
                 if isinstance(body, IpcBody):
                     body.fill(in_place)
                 else:
                     in_place[:] = memoryview(body).cast("B")
-                return encode(view, 0, file_id32, in_place)
+                view[body_end:] = bytes(len(view) - body_end)
+                return layout.record_size(body_len), \
+                    lambda: encode(view, 0, file_id32, in_place, count)
 
             self._appender.append_alone(size, encode_alone, apply)
             return
