@@ -69,23 +69,22 @@ def goes_to_large_store(config, body_len: int) -> bool:
     return layout.record_size(body_len) > config.fileSize - layout.FILE_HEADER_SIZE
 
 
-def large_arrow_bodies(config, bodies) -> list | None:
-    """Record batches of which some bypass the write buffer, as IpcBody
-    (serialized once, straight into a staging buffer: the record's, or the
-    large body file's); else None."""
+def arrow_bodies(bodies) -> list | None:
+    """Record batches as IpcBody, each serialized once, straight into its place
+    (the write buffer, the staging buffer of a record written alone, or the
+    large body file), never into a buffer of its own first; else None."""
     if isinstance(bodies, (pa.RecordBatch, pa.Table)):
         bodies = bodies.to_batches() if isinstance(bodies, pa.Table) else [bodies]
     if not isinstance(bodies, (list, tuple)) or not bodies or \
             not all(isinstance(b, pa.RecordBatch) for b in bodies):
         return None
-    items = [IpcBody(b) for b in bodies]
-    return items if any(is_large(config, len(item)) for item in items) else None
+    return [IpcBody(b) for b in bodies]
 
 
 def append_batch(journal, bodies, first_record_id, user_type, tx_id, sync) -> range:
-    large = large_arrow_bodies(journal.config, bodies)
-    if large is not None:
-        return _one_by_one(journal, large, first_record_id, user_type, tx_id, sync)
+    batches = arrow_bodies(bodies)
+    if batches is not None:
+        return _one_by_one(journal, batches, first_record_id, user_type, tx_id, sync)
     data, offsets, lengths = flatten(bodies)
     n = len(lengths)
     if n == 0:

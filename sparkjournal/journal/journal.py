@@ -317,8 +317,6 @@ class Journal(JournalSnapshot):
             flags, size = layout.FLAG_LARGE, layout.record_size(len(body))
         elif size > self.config.bufferSize:
             alone = True                   # written alone into the data file (Appender.append_alone)
-        elif isinstance(body, IpcBody):
-            body = body.to_buffer()
         state = self._state
 
         def checked_count() -> int:
@@ -336,6 +334,13 @@ class Journal(JournalSnapshot):
 
         def encode(buf, pos, file_id32, encoded_body=body, count=None):
             count = checked_count() if count is None else count
+            if isinstance(encoded_body, IpcBody):     # serialized once, straight into its place
+                start = pos + layout.RECORD_HEADER_SIZE
+                with memoryview(buf) as whole:
+                    in_place = whole[start:start + len(encoded_body)]
+                    encoded_body.fill(in_place)
+                    return CODEC.encode_record(buf, pos, rtype, flags, user_type, file_id32,
+                                               record_id, tx_id, count, in_place)
             return CODEC.encode_record(buf, pos, rtype, flags, user_type, file_id32,
                                        record_id, tx_id, count, encoded_body)
 
