@@ -1,6 +1,6 @@
 """A Spark driver for the tests that must kill one or run another master.
 
-    python spark_child.py stream --sink foreachBatch|format --data DIR [--until N]
+    python spark_child.py stream --sink foreachBatch|format|smallBatches --data DIR [--until N]
         Streams rate-micro-batch events (value = batch * rows + i) into DIR/journal
         with a checkpoint in DIR/checkpoint; prints READY once the query runs.
         Without --until it runs until killed; with it, it stops once N batches
@@ -50,6 +50,8 @@ def stream(args) -> int:
     writer = events.writeStream.option("checkpointLocation", checkpoint).trigger(processingTime="0 seconds")
     if args.sink == "foreachBatch":
         query = writer.foreachBatch(JournalSink(path)).start()
+    elif args.sink == "smallBatches":                   # written by the driver (smallBatchRows)
+        query = writer.foreachBatch(JournalSink(path, smallBatchRows=ROWS_PER_BATCH)).start()
     else:
         query = writer.format("sparkjournal").start(path)
     print("READY", flush=True)
@@ -123,7 +125,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("mode", choices=tuple(MODES))
     parser.add_argument("--data", required=True)
-    parser.add_argument("--sink", default="foreachBatch", choices=("foreachBatch", "format"))
+    parser.add_argument("--sink", default="foreachBatch", choices=("foreachBatch", "format", "smallBatches"))
     parser.add_argument("--until", type=int, default=0)
     args = parser.parse_args()
     started = time.monotonic()

@@ -37,7 +37,7 @@ BAD_READ_VALUES = {
     "skipCorrupt": "perhaps", "startingBatchId": "yesterday", "startingTimestamp": "last week",
     "maxRowsPerTrigger": 0, "maxBytesPerTrigger": "a lot",
 }
-BAD_WRITE_VALUES = {"txnAppId": "team/app", "commitLog": " "}
+BAD_WRITE_VALUES = {"txnAppId": "team/app", "commitLog": " ", "smallBatchRows": "-1"}
 
 
 def assert_names(caught, key: str, value, accepted: str) -> None:

@@ -176,3 +176,53 @@ def test_format_stream_writer_lands_each_event_once(spark, tmp_path):
                  .trigger(availableNow=True).start(path))
         query.awaitTermination()
     assert ids_of(path) == list(range(300))
+
+
+# --- small batches written by the driver (smallBatchRows) ------------------------------------
+def prepared_left(path):
+    """Prepared transactions still waiting in the lanes (none once COMMIT landed)."""
+    left = 0
+    for lane in lanes_of(path):
+        with Journal.read(lane) as snapshot:
+            left += len(snapshot.prepared())
+    return left
+
+
+def test_small_batches_are_written_by_the_driver_and_committed_at_once(spark, tmp_path):
+    path = str(tmp_path / "journal")
+    sink = JournalSink(path, txnAppId="q", smallBatchRows=100)
+    sink(events(spark, 0, 100), 0)                   # at the limit: the driver writes it
+    sink(events(spark, 100, 50), 1)
+    assert ids_of(path) == list(range(150))
+    assert [(m.on_driver, m.rows, m.tasks) for m in sink.history] == [(True, 100, 1), (True, 50, 1)]
+    assert "from the driver" in sink.history[0].line()
+    assert [m.lanes_committed_now for m in sink.history] == [1, 1]
+    assert prepared_left(path) == 0, "the driver's own lane waits for no later COMMIT"
+    sink(events(spark, 100, 50), 1)                  # Spark re-runs batch 1
+    assert sink.history[-1].skipped and ids_of(path) == list(range(150))
+
+
+def test_a_batch_over_small_batch_rows_goes_to_the_executors_and_back(spark, tmp_path):
+    path = str(tmp_path / "journal")
+    sink = JournalSink(path, txnAppId="q", smallBatchRows=100)
+    sink(events(spark, 0, 101), 0)                   # one over: the tasks write it
+    sink(events(spark, 101, 10), 1)                  # learnt from the last batch: tasks again
+    sink(events(spark, 111, 10), 2)                  # the last batch was small: the driver
+    assert ids_of(path) == list(range(121))
+    assert [(m.on_driver, m.tasks) for m in sink.history] == [(False, 2), (False, 2), (True, 1)]
+
+
+def test_driver_and_executors_store_the_same_records(spark, tmp_path):
+    tables = []
+    for name, rows in (("driver", 1000), ("executors", 0)):
+        path = str(tmp_path / name)
+        JournalSink(path, txnAppId="q", smallBatchRows=rows)(events(spark, 0, 40, partitions=1), 0)
+        tables.append(read_table(path).sort_by("id").select(["id", "ts", "key", "payload", "amount"]))
+    assert tables[0].equals(tables[1])
+    assert tables[0].schema == tables[1].schema      # same Arrow types, time zone included
+
+
+@pytest.mark.parametrize("value", ["-1", "many"])
+def test_small_batch_rows_must_be_a_whole_number(tmp_path, value):
+    with pytest.raises(ConfigError, match="smallBatchRows.*whole number from 0 up"):
+        JournalSink(str(tmp_path / "journal"), smallBatchRows=value)

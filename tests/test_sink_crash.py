@@ -3,7 +3,9 @@
 Drivers (with their JVM and Python workers: the whole process group) are
 killed with SIGKILL at random moments of a running stream and restarted from
 the checkpoint; at the end every event of every decided batch is in the journal
-exactly once and nothing else is. Default suite: 5 kills per sink; ``slow``: 50.
+exactly once and nothing else is. Default suite: 5 kills per sink (the foreachBatch
+sink both with its tasks writing and with the driver writing small batches);
+``slow``: 50.
 """
 from __future__ import annotations
 
@@ -87,7 +89,7 @@ def assert_exactly_once(path, history):
           f"{len(ids)} events, each exactly once")
 
 
-@pytest.mark.parametrize("sink", ["foreachBatch", "format"])
+@pytest.mark.parametrize("sink", ["foreachBatch", "format", "smallBatches"])
 def test_driver_killed_at_random_moments_loses_and_duplicates_nothing(tmp_path, sink):
     path, history = kill_and_restart(tmp_path, sink, kills=5, seed=sink)
     assert_exactly_once(path, history)

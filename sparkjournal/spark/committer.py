@@ -31,6 +31,7 @@ from ..events.node import read_node_id, resolve_root
 from ..io.modes import use_config_modes
 from ..journal.inside import check_inside
 from ..events.resolve import commit_log, resolve_lane
+from .lane_cache import held_here
 from .schema import evolve
 
 log = logging.getLogger("sparkjournal.commit")
@@ -55,12 +56,14 @@ class BatchMetrics:
     lanes_committed_now: int = 0
     dropped_rows: int = 0        # rows tasks dropped into full lanes (addressFullPolicy DROP)
     dropped_lanes: list = dataclasses.field(default_factory=list)
+    on_driver: bool = False      # a small batch the driver wrote (sink.py, smallBatchRows)
 
     def line(self) -> str:
         if self.skipped:
             return f"batch {self.batch} of query {self.query}: already committed, skipped"
+        source = "the driver" if self.on_driver else f"{self.tasks} tasks"
         return (f"batch {self.batch} of query {self.query}: {self.rows} rows, {self.bytes} bytes, "
-                f"{self.records} records from {self.tasks} tasks into {len(self.lanes)} lanes; "
+                f"{self.records} records from {source} into {len(self.lanes)} lanes; "
                 f"job {self.job_ms:.1f} ms (write {self.write_ms:.1f}, PREPARE sync "
                 f"{self.prepare_ms:.1f}), commit log {self.commit_log_ms:.1f} ms, COMMIT "
                 f"records {self.commit_records_ms:.1f} ms ({self.lanes_committed_now} lanes now)"
@@ -140,6 +143,12 @@ class BatchCommitter:
             if read_node_id(root) != node:
                 continue                         # another node's root: its holder resolves it
             directory = os.path.join(root, lane)
+            held = held_here(directory)
+            if held is not None:                 # this process wrote it (a small batch): at once
+                resolve_lane(held, node, lane)
+                held.flush()
+                done += 1
+                continue
             lock = LaneLock(directory)
             if not lock.try_acquire():
                 continue                         # a live writer holds it and will resolve it

@@ -17,6 +17,17 @@ of a batch after a driver crash never lands it twice, and losing task attempts
 The sink identifies itself by the streaming query id, stable across restarts
 from the same checkpoint, or by ``txnAppId`` (as Delta's option) when several
 checkpoints must count as one writer.
+
+Small batches (``smallBatchRows``, off by default): a Python job on the
+executors has a fixed cost (~70-150 ms here for two rows) larger than Spark's
+parquet sink's whole batch, so a micro-batch of at most that many rows may
+instead be collected to the driver as Arrow (``toArrow``: the executors stay in
+the JVM) and written by the driver into a lane of the driver's node root, as
+one prepared transaction like a task's, under the same decision. Only where the
+driver's node root is one readers see (local mode, or a driver on a journal
+node). Whether a batch is small is learnt by collecting at most
+``smallBatchRows + 1`` rows; after a larger batch the sink goes straight to the
+executors until a batch is small again.
 """
 from __future__ import annotations
 
@@ -28,11 +39,11 @@ from ..config import load_config
 from ..errors import ConfigError, SparkJournalError
 from ..events.commit_log import safe_name
 from .committer import BatchCommitter, BatchMetrics
-from .lane_writer import MESSAGE_SCHEMA, WritePlan, arrow_task
+from .lane_writer import MESSAGE_SCHEMA, WritePlan, arrow_task, write_task
 from .schema import spark_to_arrow
 
 log = logging.getLogger("sparkjournal.sink")
-SINK_OPTIONS = ("txnAppId", "commitLog")
+SINK_OPTIONS = ("txnAppId", "commitLog", "smallBatchRows")
 # option -> (default, what it accepts, what it does); the README table and the
 # errors below use these texts.
 SINK_OPTION_DOCS = {
@@ -44,6 +55,12 @@ SINK_OPTION_DOCS = {
                   "a local path or a URI pyarrow.fs supports (hdfs://, s3://, gs://)",
                   "where the driver's decisions live (reads use it too); on a cluster, put it "
                   "on fault-tolerant storage next to the checkpoint"),
+    "smallBatchRows": ("0 (off)", "a whole number from 0 up",
+                       "micro-batches of at most this many rows are collected to the driver as "
+                       "Arrow and written there, into a lane of the driver's node root, through "
+                       "the same two-phase commit: no Python job on the executors, ~2x faster "
+                       "at 1k rows per batch; only where readers see the driver's root (local "
+                       "mode, or a driver on a journal node); the foreachBatch sink only"),
 }
 HISTORY = 1000                    # batches whose metrics JournalSink.history keeps
 SPARK_OWN_OPTIONS = ("path", "checkpointlocation")    # Spark passes these to data sources
@@ -78,6 +95,15 @@ def _check_sink_options(sink: dict) -> None:
             raise ConfigError("txnAppId", app_id, SINK_OPTION_DOCS["txnAppId"][1]) from None
     if "commitLog" in sink and not str(sink["commitLog"] or "").strip():
         raise ConfigError("commitLog", sink["commitLog"], SINK_OPTION_DOCS["commitLog"][1])
+    if "smallBatchRows" in sink:
+        try:
+            rows = int(str(sink["smallBatchRows"]).strip())
+        except ValueError:
+            rows = -1
+        if rows < 0:
+            raise ConfigError("smallBatchRows", sink["smallBatchRows"],
+                              SINK_OPTION_DOCS["smallBatchRows"][1])
+        sink["smallBatchRows"] = rows
 
 
 class JournalSink:
@@ -89,8 +115,10 @@ class JournalSink:
         self.txn_app_id = sink_options.get("txnAppId")
         self.journal_options = tuple(sorted((k, str(v)) for k, v in journal_options.items()))
         self.committer = BatchCommitter(path, journal_options, sink_options.get("commitLog"))
+        self.small_batch_rows = sink_options.get("smallBatchRows", 0)
         self.history: collections.deque[BatchMetrics] = collections.deque(maxlen=HISTORY)
         self._landed = 0
+        self._last_rows = 0                  # rows of the last batch written: small or not
 
     def query_id(self, df) -> str:
         if self.txn_app_id:
@@ -112,12 +140,33 @@ class JournalSink:
             self.committer.check_schema(spark_to_arrow(df.schema, timezone), where)
             plan = WritePlan(self.path, self.journal_options, self.committer.log_uri, query, batch_id)
             started = time.perf_counter()
-            rows = df.mapInArrow(arrow_task(plan), message_ddl()).collect()
+            small = self._small_batch(df, timezone)
+            if small is not None:
+                message = write_task(iter(small.to_batches()), plan)      # here, on the driver
+                messages = [message] if message is not None else []
+                metrics.on_driver = True
+            else:
+                rows = df.mapInArrow(arrow_task(plan), message_ddl()).collect()
+                messages = [row.asDict() for row in rows]
             metrics.job_ms = (time.perf_counter() - started) * 1e3
-            self.committer.commit(query, batch_id, [row.asDict() for row in rows], metrics)
+            self.committer.commit(query, batch_id, messages, metrics)
+            self._last_rows = metrics.rows + metrics.dropped_rows
         self.history.append(metrics)
         self._landed += 1
         metrics.log_to(log)
+
+    def _small_batch(self, df, timezone: str):
+        """The whole micro-batch as an Arrow table if it has at most
+        smallBatchRows rows (and the last batch was small too), else None."""
+        limit = self.small_batch_rows
+        if not limit or self._last_rows > limit:
+            return None
+        table = df.limit(limit + 1).toArrow()
+        if table.num_rows > limit:
+            self._last_rows = table.num_rows
+            return None
+        # the executors' Arrow types exactly (toArrow names the session time zone its own way)
+        return table.cast(spark_to_arrow(df.schema, timezone))
 
     @property
     def batches_landed(self) -> int:
