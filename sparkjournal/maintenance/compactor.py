@@ -6,15 +6,19 @@ writer is another process (FORMAT.md, "Compaction"):
 1. take the lane's maintenance lock (one compactor per lane; while it is held
    the writer does not reclaim, so the planned files stay as they are);
 2. finish a swap a killed compactor left committed, and remove its debris;
-3. load the lane under the shared file-set lock, like any reader. The files
-   to compact are those with data, but the newest with data (the writer's);
-   they never change again except by reclaim, which waits for us;
+3. scan the lane under the shared file-set lock, like any reader
+   (loader.scan_lane: the same end-of-data and damage decisions), and plan
+   what stays (compaction_plan.py: the loader's replay rules, in C when
+   built). The files to compact are those with data, but the newest with
+   data (the writer's); they never change again except by reclaim, which
+   waits for us;
 4. if ``compactMinFiles`` and ``compactPercentage`` are met (or forced), write
    their live records - current versions of live records as ADDs, and the
    records and PREPAREs of transactions still open - in log order into new
    files ``<name>.cmp``, taking the lowest old file ids and their names so the
    log order holds; each is zero-filled, written whole with its exact end of
-   data in its header, and synced. In a lane of events (``events=True``: the
+   data in its header, and synced (``WRITERS`` files at a time; all are
+   synced, and the folder, before the control file). In a lane of events (``events=True``: the
    lanes of a node root) deletion vectors are applied on the way
    (compaction_deletes.py);
 5. write the control file (the commit point), then, under the exclusive
