@@ -205,3 +205,37 @@ int64_t sj_scan(const char *buf, size_t len, uint32_t file_id, int verify_crc,
         st->n_clean = st->n;
     return (int64_t)got;
 }
+
+/* ---- copy (compaction) ------------------------------------------------------ */
+
+int64_t sj_copy_records(char *buf, size_t cap, size_t pos, uint32_t file_id,
+                        const char *src, size_t src_len, const uint64_t *src_offsets,
+                        size_t src_n, const uint32_t *index, const uint8_t *types,
+                        const uint32_t *counts, size_t n) {
+    const unsigned char *s = (const unsigned char *)src;
+    if (pos & (SJ_RECORD_ALIGN - 1))
+        return -2;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t i = index[k];
+        if (i >= src_n)
+            return -3;
+        uint64_t off = src_offsets[i];
+        if (off > src_len || src_len - off < SJ_RECORD_HEADER_SIZE)
+            return -3;
+        const unsigned char *r = s + off;
+        uint32_t body_len = get32(r + SJ_OFF_BODY_LEN);
+        if ((uint64_t)body_len > src_len - off - SJ_RECORD_HEADER_SIZE)
+            return -3;
+        size_t size = sj_record_size(body_len);
+        if (pos > cap || cap - pos < size)
+            return -1;
+        uint8_t type = types[k];
+        /* only records of a transaction still open keep their tx id */
+        uint64_t tx_id = type >= SJ_ADD_TX ? get64(r + SJ_OFF_TX_ID) : 0;
+        put_record((unsigned char *)buf + pos, type, r[SJ_OFF_FLAGS], get16(r + SJ_OFF_USER_TYPE),
+                   file_id, get64(r + SJ_OFF_RECORD_ID), tx_id, counts ? counts[k] : 0,
+                   (const char *)r + SJ_RECORD_HEADER_SIZE, body_len);
+        pos += size;
+    }
+    return (int64_t)pos;
+}

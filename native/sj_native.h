@@ -132,6 +132,32 @@ void sj_gate_advance_durable(sj_gate *gate, uint64_t durable);
  * seen; returns the durable mark. */
 uint64_t sj_gate_wait_durable(sj_gate *gate, uint64_t seq, uint64_t seen);
 void sj_gate_destroy(sj_gate *gate);
+/* Compaction's copy (sj_codec.c): re-encodes records src_offsets[index[k]]
+ * (k < n; records of src as its scan found them) at buf[pos] as records of
+ * file_id, record k with type types[k] and count counts[k] (0 when counts is
+ * NULL); flags, user type, record id and body are the source's, the tx id too
+ * when types[k] is a transaction type (>= ADD_TX), else 0. Returns the new
+ * position, -1 when a record does not fit in cap (records before it are
+ * written), -2 for a misaligned pos, -3 when an index or a source record lies
+ * outside src (nothing is read outside src_len). */
+int64_t sj_copy_records(char *buf, size_t cap, size_t pos, uint32_t file_id,
+                        const char *src, size_t src_len, const uint64_t *src_offsets,
+                        size_t src_n, const uint32_t *index, const uint8_t *types,
+                        const uint32_t *counts, size_t n);
+
+/* Compaction's plan (sj_compact.c): replays a lane's records, n in all, in log
+ * order (files in id order; file_starts[f] .. file_starts[f + 1] are file f's)
+ * with the loader's rules (journal/loader.py _replay: a COMMIT applies when its
+ * count equals the tx's records in its file) and sets out_types[i] to the type
+ * record i is written as if its file is compacted, or 0 when it goes
+ * (maintenance/compaction_plan.py states the rule). maxima[0] and maxima[1]
+ * get the highest record id and tx id the replay saw. Returns 0; -1 when out
+ * of memory; 1 for a tx record after its tx's PREPARE, 2 for a second
+ * PREPARE, with *bad the index of that record. */
+int64_t sj_compact_plan(size_t n_files, const uint64_t *file_starts, const uint8_t *types,
+                        const uint64_t *record_ids, const uint64_t *tx_ids,
+                        const uint32_t *counts, uint8_t *out_types, uint64_t *maxima,
+                        uint64_t *bad);
 /* SJ-CDEF-END */
 
 #endif

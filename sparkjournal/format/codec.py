@@ -14,6 +14,12 @@ Both modules expose the same API:
       -> (new pos, written)   body i gets id record_ids + i - id_base (an int) or
                               record_ids[i - id_base] (a uint64 buffer)
   scan(buf, start, file_id32, verify_crc=True) -> ScanResult
+  copy_records(buf, pos, file_id32, src, src_offsets, index, types, counts=None)
+      -> new pos              compaction's copy: records src_offsets[index[k]] of
+                              src (a scanned file) re-encoded at pos as records of
+                              file_id32 with type types[k], count counts[k] (or 0);
+                              the tx id kept only for types >= ADD_TX. ValueError
+                              if they do not fit or lie outside src
 ``encode_arrow`` below wraps encode_batch for a pyarrow binary/string array.
 """
 from __future__ import annotations

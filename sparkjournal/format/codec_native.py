@@ -18,6 +18,9 @@ CODEC_NAME = "native"
 
 _MIN_RECORD = 40
 _FIRST_SCAN_CHUNK = 1 << 14
+# Column arrays are not zeroed: sj_scan writes the first `got` entries and only
+# those are read (_column). Zeroing them cost more than the scan of small records.
+_uncleared = ffi.new_allocator(should_clear_after_alloc=False)
 _COLUMNS = (("types", "uint8_t[]", "B", 1), ("flags", "uint8_t[]", "B", 1),
             ("user_types", "uint16_t[]", "H", 2), ("body_lens", "uint32_t[]", "I", 4),
             ("counts", "uint32_t[]", "I", 4), ("record_ids", "uint64_t[]", "Q", 8),
@@ -71,6 +74,33 @@ def encode_batch(buf: Any, pos: int, type: int, user_type: int, file_id32: int, 
     return new_pos, written[0]
 
 
+def copy_records(buf: Any, pos: int, file_id32: int, src: Any, src_offsets: Any, index: Any,
+                 types: Any, counts: Any = None) -> int:
+    n = len(index)
+    if len(types) < n or (counts is not None and len(counts) < n):
+        raise ValueError("copy_records: fewer types or counts than records")
+    if not n:
+        return pos
+    out = ffi.from_buffer(buf, require_writable=True)
+    # every buffer is held by a name until the call returns (a cast keeps nothing alive)
+    offsets_c, index_c, types_c = (ffi.from_buffer(src_offsets), ffi.from_buffer(index),
+                                   ffi.from_buffer(types))
+    if len(offsets_c) != 8 * len(src_offsets) or len(index_c) != 4 * n:
+        raise ValueError("copy_records: offsets must be u64 and indices u32 buffers")
+    counts_c = ffi.NULL if counts is None else ffi.from_buffer(counts)
+    with ffi.from_buffer(src) as source:
+        new_pos = lib.sj_copy_records(
+            out, len(out), pos, file_id32, source, len(source),
+            ffi.cast("uint64_t *", offsets_c), len(src_offsets),
+            ffi.cast("uint32_t *", index_c), types_c,
+            ffi.NULL if counts is None else ffi.cast("uint32_t *", counts_c), n)
+    if new_pos < 0:
+        raise ValueError({-1: f"the records do not fit at {pos} in a buffer of {len(out)} bytes",
+                          -2: f"record position {pos} is not 8-byte aligned"}.get(
+                              new_pos, "a record index or source record lies outside the source"))
+    return new_pos
+
+
 def scan(buf: Any, start: int, file_id32: int, verify_crc: bool = True) -> ScanResult:
     with ffi.from_buffer(buf) as view:
         length = len(view)
@@ -82,7 +112,7 @@ def scan(buf: Any, start: int, file_id32: int, verify_crc: bool = True) -> ScanR
         chunks: list[tuple[list[Any], int]] = []
         cap = min(most, _FIRST_SCAN_CHUNK)
         while not state.done:
-            arrays = [ffi.new(ctype, cap) for _name, ctype, _code, _size in _COLUMNS]
+            arrays = [_uncleared(ctype, cap) for _name, ctype, _code, _size in _COLUMNS]
             got = lib.sj_scan(view, length, file_id32, 1 if verify_crc else 0, state, cap, *arrays)
             chunks.append((arrays, got))
             cap = min(max(most - state.n, 1), cap * 2)

@@ -93,6 +93,32 @@ def encode_batch(buf: Any, pos: int, type: int, user_type: int, file_id32: int, 
     return pos, written
 
 
+def copy_records(buf: Any, pos: int, file_id32: int, src: Any, src_offsets: Any, index: Any,
+                 types: Any, counts: Any = None) -> int:
+    out = _writable(buf)
+    source = memoryview(src).cast("B")
+    if len(types) < len(index) or (counts is not None and len(counts) < len(index)):
+        raise ValueError("copy_records: fewer types or counts than records")
+    if pos % layout.RECORD_ALIGN:
+        raise ValueError(f"record position {pos} is not 8-byte aligned")
+    for k, i in enumerate(index):
+        if i >= len(src_offsets) or src_offsets[i] + _HSIZE > source.nbytes:
+            raise ValueError("a record index or source record lies outside the source")
+        offset = src_offsets[i]
+        _crc, _type, flags, user_type, _fid, body_len, record_id, tx_id, _count, _cc = \
+            _HEADER.unpack_from(source, offset)
+        if body_len > source.nbytes - offset - _HSIZE:
+            raise ValueError("a record index or source record lies outside the source")
+        if pos + layout.record_size(body_len) > out.nbytes:
+            raise ValueError(f"the records do not fit at {pos} in a buffer of {out.nbytes} bytes")
+        type_ = types[k]
+        body = source[offset + _HSIZE:offset + _HSIZE + body_len]
+        pos = _put_record(out, pos, type_, flags, user_type, file_id32, record_id,
+                          tx_id if type_ >= layout.ADD_TX else 0,
+                          counts[k] if counts is not None else 0, body)
+    return pos
+
+
 def _check(view: memoryview, length: int, pos: int, file_id32: int, verify_crc: bool,
            want_reason: bool) -> tuple[int, str]:
     """(record size, "") for a valid record of this file at pos, else (0, reason).

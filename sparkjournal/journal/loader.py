@@ -68,19 +68,14 @@ def move_to_attic(directory: str, path: str) -> str:
 def load(directory: str, *, verify_crc: bool = True, writable: bool = False,
          recover: bool = False) -> LoadedJournal:
     report = LoadReport()
-    files, pending_swap = _open_files(directory, writable, report)
-    _scan_all(files, verify_crc)
-    damaged = _classify(files, report)
-    if damaged and not recover:
-        file, offset, detail = damaged[0]
-        raise CorruptJournalError(file.path, offset, detail)
+    files, pending_swap, damaged = scan_lane(directory, report, verify_crc=verify_crc,
+                                             writable=writable, recover=recover)
     damaged_ids = {file.file_id for file, _offset, _detail in damaged}
-    state = _replay(f for f in files if f.file_id not in damaged_ids)
+    state = replay(f for f in files if f.file_id not in damaged_ids)
     # Ids once handed out are never handed out again, even when every record
     # that carried them was deleted and its file reclaimed or compacted away:
     # streaming readers use record ids as offsets.
-    state.max_record_id = max([state.max_record_id] + [f.header.max_record_id for f in files])
-    state.max_tx_id = max([state.max_tx_id] + [f.header.max_tx_id for f in files])
+    state.max_record_id, state.max_tx_id = watermarks(files, state.max_record_id, state.max_tx_id)
     if damaged:
         # Loss is judged against every valid record of a damaged file, those after
         # the damage included (n_data stops at the damage).
@@ -88,7 +83,7 @@ def load(directory: str, *, verify_crc: bool = True, writable: bool = False,
             file.n_data = file.scan.n
         # ... and with every COMMIT applied: a count that no longer matches is
         # the damage itself, and the transaction's records were lost to it.
-        full = _replay(files, check_counts=False)
+        full = replay(files, check_counts=False)
         for file, offset, detail in damaged:
             files.remove(file)
             file.mapped.close()
@@ -101,6 +96,21 @@ def load(directory: str, *, verify_crc: bool = True, writable: bool = False,
     report.prepared_tx_ids = [t.tx_id for t in state.txs.values() if t.prepared]
     report.broken_tx_ids = list(state.broken_tx_ids)
     return LoadedJournal(directory, files, state, report, pending_swap)
+
+
+def scan_lane(directory: str, report: LoadReport, *, verify_crc: bool = True,
+              writable: bool = False, recover: bool = False) -> tuple[list, ControlFile | None, list]:
+    """The first half of ``load``, without the replay: opens and scans every
+    data file and sets where each one's data ends. Returns (files in file id
+    order, the pending swap, [(file, offset, detail)] damaged); damage fails
+    with CorruptJournalError unless ``recover``."""
+    files, pending_swap = _open_files(directory, writable, report)
+    _scan_all(files, verify_crc)
+    damaged = _classify(files, report)
+    if damaged and not recover:
+        file, offset, detail = damaged[0]
+        raise CorruptJournalError(file.path, offset, detail)
+    return files, pending_swap, damaged
 
 
 def _open_files(directory: str, writable: bool, report: LoadReport) -> tuple[list, ControlFile | None]:
@@ -230,7 +240,7 @@ def _classify(files: list, report: LoadReport) -> list:
     return damaged
 
 
-def _replay(files, check_counts: bool = True) -> JournalState:
+def replay(files, check_counts: bool = True) -> JournalState:
     state = JournalState()
     for file in files:
         _replay_file(state, file, check_counts)
@@ -269,9 +279,20 @@ def _replay_file(state: JournalState, file: LoadedFile, check_counts: bool = Tru
                     if rtype == layout.COMMIT:
                         state.broken_tx_ids.append(tx_id)
     except TransactionError as error:
-        # Records no writer writes (one after its tx's PREPARE, a second
-        # PREPARE) under a right CRC: damage, named like any other.
-        raise CorruptJournalError(file.path, offset, f"transaction record out of order: {error}") from None
+        raise out_of_order(file.path, offset, str(error)) from None
+
+
+def out_of_order(path: str, offset: int, what: str) -> CorruptJournalError:
+    """Records no writer writes (one after its tx's PREPARE, a second PREPARE)
+    under a right CRC: damage, named like any other."""
+    return CorruptJournalError(path, offset, f"transaction record out of order: {what}")
+
+
+def watermarks(files, max_record_id: int, max_tx_id: int) -> tuple[int, int]:
+    """The highest record and tx ids ever handed out: those the replay saw and
+    every header's watermark."""
+    return (max([max_record_id] + [f.header.max_record_id for f in files]),
+            max([max_tx_id] + [f.header.max_tx_id for f in files]))
 
 
 def _version(view, fid, offset, body_len, user_type, flags) -> tuple:

@@ -15,11 +15,11 @@ vectors (carrying out a request twice changes nothing), and readers apply them.
 from __future__ import annotations
 
 import dataclasses
+from array import array
 
 from ..events.deletions import DELETION_VECTOR, Deletions, decode_vector, rewrite_body
 from ..events.event_records import EVENTS
 from ..format import layout
-from ..journal.state import V_FILE, V_LEN, V_OFFSET, V_USER_TYPE
 
 
 def body_of(loaded_file, index: int) -> memoryview:
@@ -28,39 +28,49 @@ def body_of(loaded_file, index: int) -> memoryview:
     return loaded_file.mapped.view[start:start + scan.body_lens[index]]
 
 
-def live_vectors(loaded) -> Deletions:
-    """Every live deletion vector of the loaded lane, merged."""
-    files = {f.file_id: f for f in loaded.files}
+def live_vectors(live, lane: str) -> Deletions:
+    """Every live deletion vector of the lane (compaction_plan.Plan), merged."""
     deletions = Deletions()
-    for record_id, version in loaded.state.live.items():
-        if version[V_USER_TYPE] == DELETION_VECTOR:
-            start = version[V_OFFSET] + layout.RECORD_HEADER_SIZE
-            deletions.add_vector(files[version[V_FILE]].mapped.view[start:start + version[V_LEN]],
-                                 f"record {record_id} of lane {loaded.directory}")
+    for file, index in live.live_of_user_type(DELETION_VECTOR):
+        deletions.add_vector(body_of(file, index),
+                             f"record {file.scan.record_ids[index]} of lane {lane}")
     return deletions
 
 
-def apply_deletion_vectors(loaded, kept: list) -> list:
-    """``kept`` (compactor.Kept, log order) with the lane's deletion vectors applied."""
-    deletions = live_vectors(loaded)
+def apply_deletion_vectors(live, kept: list, lane: str) -> list:
+    """``kept`` (compactor.Kept per source file, log order) with the lane's
+    deletion vectors applied."""
+    deletions = live_vectors(live, lane)
     if not deletions:
         return kept
-    applied, out = set(), []
+    applied, rewritten = set(), []
     for record in kept:
-        record_id = record.source.scan.record_ids[record.index]
-        if _user_type(record) == EVENTS and record.rtype == layout.ADD and record_id in deletions:
-            rows = deletions.rows_of(record_id)
-            applied.add(record_id)
-            if rows is None:
-                continue
-            body = rewrite_body(body_of(record.source, record.index), rows)
-            if body is not None:
-                out.append(dataclasses.replace(record, body=body))
-            continue
-        out.append(record)
-    return [r for r in out if not (_user_type(r) == DELETION_VECTOR and r.rtype == layout.ADD and
-                                   decode_vector(body_of(r.source, r.index))[0] in applied)]
+        scan, index, types, bodies = record.source.scan, array("I"), bytearray(), {}
+        for i, rtype in zip(record.index, record.types):
+            record_id = scan.record_ids[i]
+            if scan.user_types[i] == EVENTS and rtype == layout.ADD and record_id in deletions:
+                rows = deletions.rows_of(record_id)
+                applied.add(record_id)
+                body = None if rows is None else rewrite_body(body_of(record.source, i), rows)
+                if body is None:
+                    continue
+                bodies[len(index)] = body
+            index.append(i)
+            types.append(rtype)
+        rewritten.append(dataclasses.replace(record, index=index, types=bytes(types), bodies=bodies))
+    return [_without_applied(record, applied) for record in rewritten]
 
 
-def _user_type(record) -> int:
-    return record.source.scan.user_types[record.index]
+def _without_applied(record, applied: set):
+    """The record's vectors whose targets were rewritten here go: now applied."""
+    scan, keep = record.source.scan, []
+    for position, (i, rtype) in enumerate(zip(record.index, record.types)):
+        keep.append(not (scan.user_types[i] == DELETION_VECTOR and rtype == layout.ADD and
+                         decode_vector(body_of(record.source, i))[0] in applied))
+    if all(keep):
+        return record
+    positions = [p for p, k in enumerate(keep) if k]
+    return dataclasses.replace(
+        record, index=array("I", [record.index[p] for p in positions]),
+        types=bytes(record.types[p] for p in positions),
+        bodies={new: record.bodies[old] for new, old in enumerate(positions) if old in record.bodies})
