@@ -9,7 +9,9 @@ streaming query with its own checkpoint:
 * ``parquet``      Spark's exactly-once file sink (writeStream.format("parquet"));
 * ``noop``         a foreachBatch that only runs the batch (Spark's floor);
 * ``arrow_floor``  a foreachBatch whose mapInArrow only counts rows: the cost of
-                   handing rows to Python, which no Python sink can beat.
+                   handing rows to Python, which no Python sink can beat;
+* ``journal_driver`` (small batches only) JournalSink with smallBatchRows: the
+                   driver writes the batch, no Python job on the executors.
 
 Rows/s is the sum of numInputRows over the sum of triggerExecution times of the
 batches after the first (warm-up), from each query's progress reports. Runs are
@@ -32,6 +34,13 @@ REPEATS = 3
 FULL = {1_000: 25, 100_000: 6, 1_000_000: 4}      # rows per batch: batches per run
 QUICK = {1_000: 6, 100_000: 3}
 CONTENDERS = ("journal", "parquet", "noop", "arrow_floor")
+SMALL_BATCH_ROWS = 10_000                          # journal_driver's smallBatchRows
+
+
+def contenders(rows: int) -> tuple:
+    return CONTENDERS + (("journal_driver",) if rows <= SMALL_BATCH_ROWS else ())
+
+
 def _events(spark, rows: int):
     from pyspark.sql import functions as F
     rate = spark.readStream.format("rate-micro-batch").option("rowsPerBatch", rows).load()
@@ -63,8 +72,9 @@ def run_one(spark, contender: str, rows: int, batches: int, work: str, run_no: i
     writer = (_events(spark, rows).writeStream.trigger(processingTime="0 seconds")
               .option("checkpointLocation", os.path.join(work, name, "checkpoint")))
     sink = None
-    if contender == "journal":
-        sink = JournalSink(os.path.join(work, name, "journal"))
+    if contender in ("journal", "journal_driver"):
+        small = SMALL_BATCH_ROWS if contender == "journal_driver" else 0
+        sink = JournalSink(os.path.join(work, name, "journal"), smallBatchRows=small)
         writer = writer.foreachBatch(sink)
     elif contender == "parquet":
         writer = writer.format("parquet").option("path", os.path.join(work, name, "parquet"))
@@ -88,6 +98,8 @@ def run_one(spark, contender: str, rows: int, batches: int, work: str, run_no: i
 def _breakdown(sinks) -> str:
     parts = {"job": [], "write": [], "PREPARE": [], "commit log": [], "COMMIT": []}
     for sink in sinks:
+        if sink is None:
+            continue
         for m in list(sink.history)[1:]:
             if m.skipped:
                 continue
@@ -108,16 +120,16 @@ def run(args) -> int:
     results = []
     try:
         for rows, batches in sizes.items():
-            rates = {c: [] for c in CONTENDERS}
-            batch_ms = {c: [] for c in CONTENDERS}
-            sinks = []
+            rates = {c: [] for c in contenders(rows)}
+            batch_ms = {c: [] for c in contenders(rows)}
+            sinks = {"journal": [], "journal_driver": []}
             for run_no in range(REPEATS):
-                for contender in CONTENDERS:
+                for contender in contenders(rows):
                     started = time.monotonic()
                     rate, millis, sink = run_one(spark, contender, rows, batches, work, run_no)
                     rates[contender].append(rate)
                     batch_ms[contender].append(statistics.median(millis))
-                    sinks += [sink] if sink else []
+                    sinks.get(contender, []).append(sink)
                     log(f"{rows} rows/batch, {contender}: {rate:,.0f} rows/s, median batch "
                         f"{statistics.median(millis):.0f} ms ({time.monotonic() - started:.0f} s)")
             med = {c: statistics.median(v) for c, v in rates.items()}
@@ -129,14 +141,16 @@ def run(args) -> int:
                                            "rows/s", med["parquet"], 1.3, "ratio",
                                            f"noop floor {med['noop']:,.0f} rows/s"))
             else:
-                journal_ms = statistics.median(batch_ms["journal"])
                 parquet_ms = statistics.median(batch_ms["parquet"])
-                results.append(BenchResult(
-                    f"sink {label} rows/batch: batches/s vs parquet", 1e3 / journal_ms, "batches/s",
-                    1e3 / parquet_ms, 1.0, "ratio",
-                    f"journal {journal_ms:.0f} ms/batch ({_breakdown(sinks)}); parquet "
-                    f"{parquet_ms:.0f} ms; noop {statistics.median(batch_ms['noop']):.0f} ms; arrow "
-                    f"floor {statistics.median(batch_ms['arrow_floor']):.0f} ms"))
+                for contender, how in (("journal", "tasks write"),
+                                       ("journal_driver", f"smallBatchRows={SMALL_BATCH_ROWS}")):
+                    journal_ms = statistics.median(batch_ms[contender])
+                    results.append(BenchResult(
+                        f"sink {label} rows/batch, {how}: batches/s vs parquet", 1e3 / journal_ms,
+                        "batches/s", 1e3 / parquet_ms, 1.0, "ratio",
+                        f"journal {journal_ms:.0f} ms/batch ({_breakdown(sinks[contender])}); "
+                        f"parquet {parquet_ms:.0f} ms; noop {statistics.median(batch_ms['noop']):.0f} "
+                        f"ms; arrow floor {statistics.median(batch_ms['arrow_floor']):.0f} ms"))
     finally:
         spark.stop()
         shutil.rmtree(work, ignore_errors=True)
