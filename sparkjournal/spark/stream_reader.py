@@ -50,9 +50,10 @@ def lane_key(node: str | None, lane: str) -> str:
 
 
 class JournalStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
-    def __init__(self, read: ReadOptions, log_uri: str, events_schema: pa.Schema):
+    def __init__(self, read: ReadOptions, log_uri: str, events_schema: pa.Schema,
+                 columns: pa.Schema | None = None):
         self.options, self.log_uri = read, log_uri
-        self.events_schema = events_schema
+        self.events_schema, self.columns = events_schema, columns     # user_schema.py
         self._cap: dict | None = None            # availableNow: the offsets at its start
 
     # --- driver side --------------------------------------------------------------
@@ -140,7 +141,8 @@ class JournalStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     # --- executor side --------------------------------------------------------------
     def read(self, partition: LanePartition):
-        yield from scan(partition.slice, self.events_schema, self.options.journal)
+        yield from scan(partition.slice, self.events_schema, self.options.journal,
+                        columns=self.columns)
 
 
 def stable_point(lane: str, node: str | None, journal_options: dict) -> int:
