@@ -50,7 +50,10 @@ def rows(frame) -> list[tuple]:
     return sorted((tuple(row) for row in frame.collect()), key=repr)
 
 
-def error_text(excinfo) -> str:
+def refusal(spark, path, schema: str) -> str:
+    """The planning error of a read with the user schema ``schema``."""
+    with pytest.raises(AnalysisException) as excinfo:
+        spark.read.format("sparkjournal").schema(schema).load(path).collect()
     return str(excinfo.value)
 
 
@@ -79,29 +82,24 @@ def test_user_schema_aggregation_equals_the_unpruned_aggregation(spark, journal)
 
 
 def test_unknown_column_fails_naming_it_and_the_journals_columns(spark, journal):
-    with pytest.raises(AnalysisException) as excinfo:
-        spark.read.format("sparkjournal").schema("id bigint, nope string").load(journal).collect()
-    assert "column nope is not in this journal" in error_text(excinfo)
-    assert "id:bigint,key:string,ts:timestamp,v:double" in error_text(excinfo)
-    assert "_record_id:bigint" in error_text(excinfo)
+    message = refusal(spark, journal, "id bigint, nope string")
+    assert "column nope is not in this journal" in message
+    assert "id:bigint,key:string,ts:timestamp,v:double" in message
+    assert "_record_id:bigint" in message
 
 
 def test_column_in_another_case_is_refused_with_the_right_spelling_suggested(spark, journal):
-    with pytest.raises(AnalysisException) as excinfo:
-        spark.read.format("sparkjournal").schema("KEY string").load(journal).collect()
-    assert "column KEY is not in this journal (did you mean key?" in error_text(excinfo)
+    assert "column KEY is not in this journal (did you mean key?" in refusal(spark, journal,
+                                                                              "KEY string")
 
 
 def test_column_asked_with_another_type_fails_naming_both_types(spark, journal):
-    with pytest.raises(AnalysisException) as excinfo:
-        spark.read.format("sparkjournal").schema("id int").load(journal).collect()
-    assert "column id is bigint in this journal, not int" in error_text(excinfo)
+    assert "column id is bigint in this journal, not int" in refusal(spark, journal, "id int")
 
 
 def test_not_null_on_a_nullable_column_is_refused(spark, journal):
-    with pytest.raises(AnalysisException) as excinfo:
-        spark.read.format("sparkjournal").schema("note string not null").load(journal).collect()
-    assert "column note is nullable in this journal" in error_text(excinfo)
+    assert "column note is nullable in this journal" in refusal(spark, journal,
+                                                                "note string not null")
 
 
 def test_filter_on_a_column_outside_the_user_schema_is_an_analysis_error(spark, journal):
@@ -110,7 +108,7 @@ def test_filter_on_a_column_outside_the_user_schema_is_an_analysis_error(spark, 
         pruned = spark.read.format("sparkjournal").schema("id bigint").load(journal)
         with pytest.raises(AnalysisException) as excinfo:
             pruned.filter("_batch_id = 1").collect()
-        assert "_batch_id" in error_text(excinfo) and "UNRESOLVED_COLUMN" in error_text(excinfo)
+        assert "_batch_id" in str(excinfo.value) and "UNRESOLVED_COLUMN" in str(excinfo.value)
         # A pushed filter on a column of the user schema prunes as in the full read.
         kept = spark.read.format("sparkjournal").schema("id bigint, _batch_id bigint") \
             .load(journal).filter("_batch_id = 1 and id > 1000")
