@@ -62,7 +62,6 @@ class ReadColumns:
     scan keeps one ReadColumns for all its records."""
 
     def __init__(self, events_schema: pa.Schema, schema: pa.Schema | None = None):
-        self.events_schema = events_schema
         self.schema = full_schema(events_schema) if schema is None else schema
         known = named(events_schema, self.schema.names)
         for asked, field in zip(self.schema, known):
@@ -105,8 +104,8 @@ class ReadColumns:
 
 def _as(column: pa.Array, type_: pa.DataType) -> pa.Array:
     """The column as ``type_``: a zero-copy view for a timestamp of another time
-    zone (the same instants), else a cast (a stored column older records hold
-    as a narrower type)."""
+    zone (the same instants: records keep the writer's session zone, readers
+    get UTC), else a cast."""
     if pa.types.is_timestamp(column.type) and pa.types.is_timestamp(type_) \
             and column.type.unit == type_.unit:
         return column.view(type_)
