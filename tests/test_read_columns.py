@@ -117,6 +117,12 @@ def test_filter_on_a_column_outside_the_user_schema_is_an_analysis_error(spark, 
         spark.conf.unset(PUSHDOWN)
 
 
+def test_starting_batch_id_applies_to_a_user_schema_without_batch_id(spark, journal):
+    later = spark.read.format("sparkjournal").schema("id bigint").option("startingBatchId", 2) \
+        .load(journal)
+    assert sorted(row.id for row in later.collect()) == list(range(1400, 2000))
+
+
 def test_stream_read_with_a_user_schema_yields_the_asked_columns(spark, journal, tmp_path):
     query = (spark.readStream.format("sparkjournal").schema("id bigint, _batch_id bigint")
              .load(journal).writeStream.format("parquet").option("path", str(tmp_path / "out"))

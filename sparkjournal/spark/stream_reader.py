@@ -19,6 +19,9 @@ writer rolls it back; the lane lock tells: if no process holds the lane, its
 open transactions are dead and do not hold the stable point. A prepared
 transaction of a query that is never restarted stays undecided and holds its
 lane until the maintenance job resolves it; the reader logs which one.
+
+A user-specified schema (``readStream...schema("id bigint, key string")``) is
+the columns every micro-batch yields, as in the batch reader (user_schema.py).
 """
 from __future__ import annotations
 
