@@ -7,9 +7,10 @@ for a batch read) and a pruning predicate. ``scan`` yields each visible event
 record of the slice (visible_events.lane_event_records: committed, or prepared
 and committed by the commit log) without its deleted rows (deletion vectors and
 pending delete requests, lane_deletes.py) as a batch of exactly the journal's
-events schema (nulls for columns a record predates) plus the metadata columns;
-``_row`` is each event's original position in its record, so (node, lane,
-record id, row) names one event for good. Paged events (page_records.py) are
+events schema (nulls for columns a record predates) plus the metadata columns,
+or of the columns the caller asked for (read_columns.py); ``_row`` is each
+event's original position in its record, so (node, lane, record id, row) names
+one event for good. Paged events (page_records.py) are
 read from their page files, oldest first, then the journal's live tail.
 
 Damage: by default a corrupt record before a lane's tail fails the scan with
@@ -31,21 +32,17 @@ import pyarrow as pa
 from ..errors import SparkJournalError
 from ..journal.journal import Journal
 from . import event_records
-from .deletions import original_positions
 from .lane_deletes import lane_deletions, pending_deletions
 from .node import executor_id, read_node_id
 from .page_records import live_pages
 from .page_scan import read_page, wanted
 from .pruning import Predicate, read_stats
+from .read_columns import METADATA, RECORD_METADATA, ReadColumns, full_schema  # noqa: F401 (METADATA: re-exported)
 from .resolve import commit_log
 from .visible_events import lane_event_records
 
 log = logging.getLogger("sparkjournal.read")
 
-METADATA = pa.schema([("_batch_id", pa.int64()), ("_commit_time", pa.timestamp("us", tz="UTC")),
-                      ("_host", pa.string()), ("_lane", pa.string()), ("_record_id", pa.int64()),
-                      ("_row", pa.int32())])
-RECORD_METADATA = METADATA.names[:-1]        # a constant for every row of a stored record
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,9 +61,13 @@ class LaneSlice:
         return (self.node or "").rpartition("@")[2] or None
 
 
-def scan(part: LaneSlice, events_schema: pa.Schema, journal_options: dict, skipped: list | None = None):
-    """Yields the slice's visible events, paged ones (page_scan.py) first;
-    appends what a skip_corrupt scan left out to ``skipped`` (also logged)."""
+def scan(part: LaneSlice, events_schema: pa.Schema, journal_options: dict,
+         skipped: list | None = None, columns: pa.Schema | None = None):
+    """Yields the slice's visible events, paged ones (page_scan.py) first, as
+    batches of ``columns`` (default: events schema + METADATA; any other
+    raises UnknownColumnError before the lane is opened); appends what a
+    skip_corrupt scan left out to ``skipped`` (also logged)."""
+    output = ReadColumns(events_schema, columns)
     lane = os.path.basename(part.lane)
     log_ = commit_log(part.log_uri)
     options = dict(journal_options, recover=True) if part.skip_corrupt else journal_options
@@ -77,17 +78,19 @@ def scan(part: LaneSlice, events_schema: pa.Schema, journal_options: dict, skipp
     try:
         _report(part.lane, snapshot.report, skipped)
         deletions = lane_deletions(snapshot, deleted_by_requests)
-        schema = pa.schema(list(events_schema) + list(METADATA))
+        schema = full_schema(events_schema)
         constants = {"_host": part.host, "_lane": lane}
         for ref in live_pages(snapshot):
             if ref.name not in part.pages_elsewhere and wanted(ref, part.first_id, end,
                                                                  part.predicate, constants):
-                yield from read_page(part.lane, ref, schema, deletions, first_id=part.first_id,
-                                     end_id=end, constants=constants)
+                for batch in read_page(part.lane, ref, schema, deletions, first_id=part.first_id,
+                                       end_id=end, constants=constants):
+                    yield batch if columns is None else pa.RecordBatch.from_arrays(
+                        batch.select(output.schema.names).columns, schema=output.schema)
         for record in lane_event_records(snapshot, part.node, lane):
             if part.first_id <= record.record_id < end:
                 batch = event_batch(record, log_, deletions, events_schema, part.host, lane,
-                                    part.predicate)
+                                    part.predicate, output)
                 if batch is not None:
                     yield batch
     finally:
@@ -95,21 +98,25 @@ def scan(part: LaneSlice, events_schema: pa.Schema, journal_options: dict, skipp
 
 
 def event_batch(record, log_, deletions, events_schema: pa.Schema, host: str | None, lane: str,
-                predicate: Predicate = Predicate()) -> pa.RecordBatch | None:
-    """One stored record's visible events as a batch of ``events_schema`` plus
-    the metadata columns; None when none is left or ``predicate`` rules the
-    record out."""
+                predicate: Predicate = Predicate(),
+                output: ReadColumns | None = None) -> pa.RecordBatch | None:
+    """One stored record's visible events as a batch of ``output``'s columns
+    (default: ``events_schema`` plus the metadata columns); None when none is
+    left or ``predicate`` rules the record out."""
+    output = output or ReadColumns(events_schema)
     reader, query, batch_id = event_records.open_body(record.body)
-    decision = log_.decision(query, batch_id) if query is not None else None
-    committed = (datetime.datetime.fromtimestamp(decision.committed_at_ms / 1e3,
-                                                 datetime.timezone.utc)
-                 if decision else None)
-    metadata = [batch_id, committed, host, lane, record.record_id]
-    if predicate and not predicate.may_match(dict(zip(RECORD_METADATA, metadata)),
-                                             read_stats(reader.schema.metadata), events_schema):
+    metadata = {}
+    if predicate or output.metadata:
+        decision = log_.decision(query, batch_id) if query is not None else None
+        committed = (datetime.datetime.fromtimestamp(decision.committed_at_ms / 1e3,
+                                                     datetime.timezone.utc)
+                     if decision else None)
+        metadata = dict(zip(RECORD_METADATA, (batch_id, committed, host, lane, record.record_id)))
+    if predicate and not predicate.may_match(metadata, read_stats(reader.schema.metadata),
+                                             events_schema):
         return None
     batch = deletions.apply(reader.read_next_batch(), record.record_id)
-    return conform(batch, events_schema, metadata) if batch is not None else None
+    return output.batch(batch, metadata) if batch is not None else None
 
 
 class WrongNodeError(SparkJournalError):
@@ -157,22 +164,3 @@ def spark_facing(schema: pa.Schema) -> pa.Schema:
               if pa.types.is_timestamp(field.type) and field.type.tz else field
               for field in schema]
     return pa.schema(fields)
-
-
-def conform(batch: pa.RecordBatch, schema: pa.Schema, metadata: list) -> pa.RecordBatch:
-    """``batch`` as exactly ``schema`` (nulls for columns it predates) plus the
-    metadata columns: ``metadata`` (RECORD_METADATA, constants for the whole
-    batch), then ``_row``."""
-    rows = batch.num_rows
-    columns = []
-    for field in schema:
-        index = batch.schema.get_field_index(field.name)
-        if index < 0:
-            columns.append(pa.nulls(rows, field.type))
-        else:
-            column = batch.column(index)
-            columns.append(column if column.type == field.type else column.cast(field.type))
-    for field, value in zip(METADATA, metadata):
-        columns.append(pa.repeat(pa.scalar(value, field.type), rows))
-    columns.append(original_positions(batch, pa.int32()))
-    return pa.RecordBatch.from_arrays(columns, schema=pa.schema(list(schema) + list(METADATA)))

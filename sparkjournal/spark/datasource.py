@@ -4,6 +4,7 @@ through PySpark's Python DataSource writers.
     events.writeStream.format("sparkjournal").option("checkpointLocation", c).start(path)
     df.write.format("sparkjournal").mode("append").save(path)
     spark.read.format("sparkjournal").load(path)          (reader.py)
+    spark.read.format("sparkjournal").schema("key string").load(path)   (user_schema.py)
     spark.readStream.format("sparkjournal").load(path)    (stream_reader.py)
 
 ``write()`` runs in executor tasks (lane_writer.write_task: PREPARE before it
@@ -33,6 +34,7 @@ from ..events.lane_scan import spark_facing
 from ..events.resolve import commit_log
 from .stream_reader import JournalStreamReader
 from .schema import spark_to_arrow
+from .user_schema import read_columns
 from .sink import split_options
 
 log = logging.getLogger("sparkjournal.datasource")
@@ -139,11 +141,12 @@ class JournalDataSource(DataSource):
     def reader(self, schema):
         read, log_uri, stored = self._read_setup()
         return reader_class()(read.path, log_uri, stored, read.journal,
-                              read.start_predicate(), read.skip_corrupt)
+                              read.start_predicate(), read.skip_corrupt,
+                              read_columns(stored, schema))
 
     def streamReader(self, schema):
         read, log_uri, stored = self._read_setup()
-        return JournalStreamReader(read, log_uri, stored)
+        return JournalStreamReader(read, log_uri, stored, read_columns(stored, schema))
 
     def writer(self, schema, overwrite: bool):
         if overwrite:

@@ -3,8 +3,8 @@
     import sparkjournal
     df = sparkjournal.read(spark, "/var/lib/sparkjournal/events")   # a DataFrame
 
-Same columns and the same visible events as
-``spark.read.format("sparkjournal").load(path)`` (each lane is read by the same
+Same columns (or the ``columns=`` asked, read_columns.py) and the same visible
+events as ``spark.read.format("sparkjournal").load(path)`` (each lane is read by the same
 ``JournalReader.read``), but Python data source partitions cannot carry
 preferred locations, so this builds the scan itself: the driver enumerates the
 lanes (``JournalReader.partitions``), makes a JVM RDD of one small JSON lane
@@ -38,7 +38,8 @@ from pyspark.sql.pandas.types import from_arrow_schema
 
 from ..errors import SparkJournalError
 from .datasource import JournalDataSource
-from ..events.lane_scan import METADATA, LaneSlice, WrongNodeError, scan
+from ..events.lane_scan import LaneSlice, WrongNodeError, scan
+from ..events.read_columns import full_schema, named
 from .page_read import paged_frame, plan_pages
 from .placement import live_cluster, preferred_locations
 from ..events.pruning import Predicate
@@ -51,14 +52,16 @@ LANE_COLUMN = "lane"              # the one column of the RDD of lane descriptio
 __all__ = ["read", "located_read", "WrongNodeError"]
 
 
-def read(spark, path: str, **options):
-    """The journal at ``path`` as a DataFrame, each lane read on its node.
+def read(spark, path: str, columns=None, **options):
+    """The journal at ``path`` as a DataFrame, each lane read on its node; only
+    ``columns`` (event and metadata column names, in that order; default all)
+    if given, an unknown name failing with UnknownColumnError before any task.
     Options: the read options of the data source (``commitLog``,
     ``skipCorrupt``, ``startingBatchId``, ``startingTimestamp``) and journal options."""
-    return located_read(spark, path, **options)[0]
+    return located_read(spark, path, columns=columns, **options)[0]
 
 
-def located_read(spark, path: str, *, native_pages: bool = True,
+def located_read(spark, path: str, *, native_pages: bool = True, columns=None,
                  **options) -> tuple[object, list[LanePartition]]:
     """``read``, plus its lanes in partition order. With ``native_pages`` (the
     default) page files are read by Spark's Parquet reader (page_read.py) and
@@ -71,8 +74,12 @@ def located_read(spark, path: str, *, native_pages: bool = True,
     predicate = read_options.start_predicate()
     lanes = JournalReader(path, log_uri, stored, read_options.journal).partitions()
     pages = plan_pages(lanes, predicate, read_options.journal) if native_pages else {}
-    schema = pa.schema(list(stored) + list(METADATA))
+    schema = full_schema(stored)
+    wanted = named(stored, [columns] if isinstance(columns, str) else columns) \
+        if columns is not None else None
     paged = paged_frame(spark, pages, schema, predicate)
+    if paged is not None and wanted is not None:
+        paged = paged.select(*wanted.names)
     with_tail = [p for p in lanes if not (p.lane in pages and pages[p.lane].tail_empty)]
     if paged is not None and not with_tail:
         return paged, lanes
@@ -80,8 +87,9 @@ def located_read(spark, path: str, *, native_pages: bool = True,
                               {lane: {"pagesElsewhere": p.names} for lane, p in pages.items()})
     descriptions = _strings_frame(spark, described, LANE_COLUMN)
     task = lane_task(stored.serialize().to_pybytes(), read_options.journal, predicate,
-                     read_options.skip_corrupt)
-    tails = descriptions.mapInArrow(task, from_arrow_schema(schema))
+                     read_options.skip_corrupt,
+                     wanted.serialize().to_pybytes() if wanted is not None else None)
+    tails = descriptions.mapInArrow(task, from_arrow_schema(schema if wanted is None else wanted))
     return (tails if paged is None else paged.union(tails)), lanes
 
 
@@ -151,11 +159,14 @@ def _located_rdd(sc, placed: list[tuple[str, list[str]]]):
     return RDD(sc._jsc.sc().makeRDD(pairs, string_tag).toJavaRDD(), sc, UTF8Deserializer())
 
 
-def lane_task(schema_ipc: bytes, journal_options: dict, predicate: Predicate, skip_corrupt: bool):
+def lane_task(schema_ipc: bytes, journal_options: dict, predicate: Predicate, skip_corrupt: bool,
+              columns_ipc: bytes | None = None):
     """The ``mapInArrow`` function: lane descriptions in, those lanes' events out
-    (lane_scan.scan, which checks the node before reading anything)."""
+    (lane_scan.scan, which checks the node before reading anything), in the
+    columns of ``columns_ipc`` (None: all)."""
     def run(batches):
         schema = pa.ipc.read_schema(pa.py_buffer(schema_ipc))
+        columns = pa.ipc.read_schema(pa.py_buffer(columns_ipc)) if columns_ipc else None
         for batch in batches:
             for value in batch.column(LANE_COLUMN).to_pylist():
                 described = json.loads(value)
@@ -163,5 +174,5 @@ def lane_task(schema_ipc: bytes, journal_options: dict, predicate: Predicate, sk
                 yield from scan(LaneSlice(described["lane"], described["node"],
                                           described["commitLog"], predicate=predicate,
                                           skip_corrupt=skip_corrupt, pages_elsewhere=elsewhere),
-                                schema, journal_options)
+                                schema, journal_options, columns=columns)
     return run

@@ -11,6 +11,10 @@ Pushdown: with ``spark.sql.python.filterPushdown.enabled`` on, comparisons on
 the metadata columns (``_batch_id``, ``_commit_time``, ``_host``, ``_lane``,
 ``_record_id``) and on event columns with stored min/max skip whole records
 before their rows are touched (pruning.py); results are identical without it.
+
+Columns: a user-specified schema (``.schema("key string, amount double")``)
+is the columns ``read`` yields, any event and metadata columns in any order
+(user_schema.py); a filter on a column outside it is Spark's analysis error.
 """
 from __future__ import annotations
 
@@ -50,9 +54,10 @@ class LanePartition(InputPartition):
 
 class JournalReader(DataSourceReader):
     def __init__(self, path: str, log_uri: str, events_schema: pa.Schema, journal_options: dict,
-                 predicate: Predicate = Predicate(), skip_corrupt: bool = False):
+                 predicate: Predicate = Predicate(), skip_corrupt: bool = False,
+                 columns: pa.Schema | None = None):
         self.path, self.log_uri = path, log_uri
-        self.events_schema = events_schema
+        self.events_schema, self.columns = events_schema, columns     # columns None: all
         self.journal_options = journal_options
         self.predicate, self.skip_corrupt = predicate, skip_corrupt
 
@@ -62,7 +67,8 @@ class JournalReader(DataSourceReader):
                 for lane, node in node_lanes(self.path)]
 
     def read(self, partition: LanePartition):
-        yield from scan(partition.slice, self.events_schema, self.journal_options)
+        yield from scan(partition.slice, self.events_schema, self.journal_options,
+                        columns=self.columns)
 
 
 class PushdownJournalReader(JournalReader):

@@ -19,6 +19,9 @@ writer rolls it back; the lane lock tells: if no process holds the lane, its
 open transactions are dead and do not hold the stable point. A prepared
 transaction of a query that is never restarted stays undecided and holds its
 lane until the maintenance job resolves it; the reader logs which one.
+
+A user-specified schema (``readStream...schema("id bigint, key string")``) is
+the columns every micro-batch yields, as in the batch reader (user_schema.py).
 """
 from __future__ import annotations
 
@@ -50,9 +53,10 @@ def lane_key(node: str | None, lane: str) -> str:
 
 
 class JournalStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
-    def __init__(self, read: ReadOptions, log_uri: str, events_schema: pa.Schema):
+    def __init__(self, read: ReadOptions, log_uri: str, events_schema: pa.Schema,
+                 columns: pa.Schema | None = None):
         self.options, self.log_uri = read, log_uri
-        self.events_schema = events_schema
+        self.events_schema, self.columns = events_schema, columns     # user_schema.py
         self._cap: dict | None = None            # availableNow: the offsets at its start
 
     # --- driver side --------------------------------------------------------------
@@ -140,7 +144,8 @@ class JournalStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     # --- executor side --------------------------------------------------------------
     def read(self, partition: LanePartition):
-        yield from scan(partition.slice, self.events_schema, self.options.journal)
+        yield from scan(partition.slice, self.events_schema, self.options.journal,
+                        columns=self.columns)
 
 
 def stable_point(lane: str, node: str | None, journal_options: dict) -> int:

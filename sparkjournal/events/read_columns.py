@@ -1,0 +1,112 @@
+"""The columns a lane scan yields, and building them from one stored record.
+
+By default a scan yields the journal's events schema (nulls for columns a
+record predates) and then the metadata columns, METADATA. A reader may ask for
+any of those columns instead, in any order (Spark's user-specified schema,
+``sparkjournal.read(..., columns=)``): a Python data source cannot make Spark
+prune columns, but every column not yielded is one Spark does not convert from
+Arrow to rows. Event columns are the record's own memory-mapped arrays (no
+copy); metadata columns are built only when asked.
+
+A name asked for that is neither an event nor a metadata column, or asked with
+another type, raises UnknownColumnError before anything is read, naming the
+column and every available one. Nullability is the asker's: a column asked as
+not nullable must not hold nulls (checked by the Spark layer, user_schema.py).
+"""
+from __future__ import annotations
+
+import pyarrow as pa
+
+from ..errors import SparkJournalError
+from .deletions import original_positions
+
+METADATA = pa.schema([("_batch_id", pa.int64()), ("_commit_time", pa.timestamp("us", tz="UTC")),
+                      ("_host", pa.string()), ("_lane", pa.string()), ("_record_id", pa.int64()),
+                      ("_row", pa.int32())])
+RECORD_METADATA = METADATA.names[:-1]        # a constant for every row of a stored record
+
+
+class UnknownColumnError(SparkJournalError, ValueError):
+    """A column asked of a read that the journal does not have (or not with that type)."""
+
+
+def full_schema(events_schema: pa.Schema) -> pa.Schema:
+    return pa.schema(list(events_schema) + list(METADATA))
+
+
+def describe(schema: pa.Schema) -> str:
+    return ", ".join(f"{field.name} {field.type}" for field in schema)
+
+
+def named(events_schema: pa.Schema, names, described: str | None = None) -> pa.Schema:
+    """The fields of ``names``, in that order, from the events schema and
+    METADATA; UnknownColumnError for any other name (a case-insensitive match
+    is suggested), listing the columns as ``described`` (default: Arrow types)."""
+    full = full_schema(events_schema)
+    fields = []
+    for name in names:
+        index = full.get_field_index(name)
+        if index < 0:
+            near = [n for n in full.names if n.lower() == str(name).lower()]
+            hint = f" (did you mean {near[0]}? names are case-sensitive)" if near else ""
+            raise UnknownColumnError(f"column {name} is not in this journal{hint}: the journal "
+                                     f"has {described or describe(full)}")
+        fields.append(full.field(index))
+    return pa.schema(fields)
+
+
+class ReadColumns:
+    """The plan of a scan's output: ``schema`` (default: all events columns,
+    then METADATA), checked against the events schema. ``batch`` builds one
+    record's output; constant metadata columns are built once and sliced, so a
+    scan keeps one ReadColumns for all its records."""
+
+    def __init__(self, events_schema: pa.Schema, schema: pa.Schema | None = None):
+        self.schema = full_schema(events_schema) if schema is None else schema
+        known = named(events_schema, self.schema.names)
+        for asked, field in zip(self.schema, known):
+            if asked.type != field.type:
+                raise UnknownColumnError(f"column {asked.name} is {field.type} in this journal, "
+                                         f"not {asked.type}: the journal has "
+                                         f"{describe(full_schema(events_schema))}")
+        self.metadata = [name for name in self.schema.names if name in RECORD_METADATA]
+        self._constants: dict[str, tuple[object, pa.Array]] = {}
+
+    def batch(self, batch: pa.RecordBatch, metadata: dict) -> pa.RecordBatch:
+        """``batch`` (one stored record's rows, deleted ones dropped) as exactly
+        ``schema``; ``metadata``: the RECORD_METADATA values of the record (only
+        read when a metadata column is asked)."""
+        rows = batch.num_rows
+        names = batch.schema.names
+        columns = []
+        for field in self.schema:
+            name = field.name
+            if name == "_row":
+                columns.append(original_positions(batch, pa.int32()))
+            elif name in metadata:
+                columns.append(self._constant(name, metadata[name], field.type, rows))
+            elif name in names:
+                column = batch.column(names.index(name))
+                columns.append(column if column.type == field.type else _as(column, field.type))
+            else:
+                columns.append(pa.nulls(rows, field.type))          # a column the record predates
+        return pa.RecordBatch.from_arrays(columns, schema=self.schema)
+
+    def _constant(self, name: str, value, type_: pa.DataType, rows: int) -> pa.Array:
+        """``value`` repeated ``rows`` times: a slice of the last one built for
+        this column when the value is the same (host and lane for a whole
+        scan, batch id and commit time for a batch's records)."""
+        found = self._constants.get(name)
+        if found is None or found[0] != value or len(found[1]) < rows:
+            found = self._constants[name] = (value, pa.repeat(pa.scalar(value, type_), rows))
+        return found[1].slice(0, rows)
+
+
+def _as(column: pa.Array, type_: pa.DataType) -> pa.Array:
+    """The column as ``type_``: a zero-copy view for a timestamp of another time
+    zone (the same instants: records keep the writer's session zone, readers
+    get UTC), else a cast."""
+    if pa.types.is_timestamp(column.type) and pa.types.is_timestamp(type_) \
+            and column.type.unit == type_.unit:
+        return column.view(type_)
+    return column.cast(type_)
