@@ -23,6 +23,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "sj_aio_sys.h"
 #include "sj_native.h"
 
 #define SJ_EVENTS_PER_REAP 64
@@ -49,15 +50,6 @@ struct sj_aio {
     pthread_mutex_t lock;
     pthread_cond_t reaped;
 };
-
-static long sys_io_setup(unsigned nr, aio_context_t *ctx) { return syscall(SYS_io_setup, nr, ctx); }
-static long sys_io_destroy(aio_context_t ctx) { return syscall(SYS_io_destroy, ctx); }
-static long sys_io_submit(aio_context_t ctx, long n, struct iocb **cbs) {
-    return syscall(SYS_io_submit, ctx, n, cbs);
-}
-static long sys_io_getevents(aio_context_t ctx, long min_nr, long nr, struct io_event *ev) {
-    return syscall(SYS_io_getevents, ctx, min_nr, nr, ev, NULL);
-}
 
 static struct sj_slot *slot_of(sj_aio *a, int64_t seq) { return &a->slots[(seq - 1) % a->max_io]; }
 

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "sj_aio_sys.h"
 #include "sj_native.h"
 
 #define SJ_ALONE_MAX_WRITES 32           /* iocbs per record, the first block included */
@@ -49,7 +50,7 @@ sj_alone *sj_alone_create(size_t align, int *err) {
         return NULL;
     }
     w->align = align;
-    if (syscall(SYS_io_setup, SJ_ALONE_MAX_WRITES, &w->ctx) < 0) {
+    if (sys_io_setup(SJ_ALONE_MAX_WRITES, &w->ctx) < 0) {
         *err = errno;
         free(w);
         return NULL;
@@ -69,7 +70,7 @@ static int submit(sj_alone *w, int fd, const char *data, size_t len, int64_t off
     cb->aio_data = len;                   /* the size a complete write returns */
     long r;
     do
-        r = syscall(SYS_io_submit, w->ctx, 1L, &cb);
+        r = sys_io_submit(w->ctx, 1L, &cb);
     while (r < 0 && errno == EINTR);
     if (r != 1)
         return r < 0 ? errno : EIO;
@@ -83,7 +84,7 @@ static int reap(sj_alone *w, int64_t *failed_at) {
     struct io_event ev[SJ_ALONE_MAX_WRITES];
     int e = 0;
     while (w->pending > 0) {
-        long n = syscall(SYS_io_getevents, w->ctx, 1L, (long)w->pending, ev, NULL);
+        long n = sys_io_getevents(w->ctx, 1L, (long)w->pending, ev);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -148,6 +149,6 @@ void sj_alone_destroy(sj_alone *w) {
         return;
     int64_t ignored;
     reap(w, &ignored);                    /* the kernel may still read the caller's buffer */
-    syscall(SYS_io_destroy, w->ctx);
+    sys_io_destroy(w->ctx);
     free(w);
 }

@@ -55,12 +55,6 @@ def ipc_bytes(batch: pa.RecordBatch) -> pa.Buffer:
     return sink.getvalue()
 
 
-def is_large(config, body_len: int) -> bool:
-    """A body that does not go through the write buffer (Journal._append): its
-    record is written alone into a data file, or the body to the large store."""
-    return layout.record_size(body_len) > config.bufferSize or goes_to_large_store(config, body_len)
-
-
 def goes_to_large_store(config, body_len: int) -> bool:
     """The journal's rule for large-store bodies (large.py): above largeRecordSize
     when set, else a record that would not fit a data file after its header."""

@@ -57,6 +57,18 @@ def file_set_generation(directory: str, loaded: LoadedJournal | None = None) -> 
     return read_generation(directory), False
 
 
+def body_in_place(buf, pos: int, body) -> memoryview:
+    """Puts ``body`` where a record at ``pos`` of ``buf`` holds it, right after
+    its header (an Arrow batch, IpcBody, is serialized there, once); returns
+    the view of it there, for encoding the header in place."""
+    start = pos + layout.RECORD_HEADER_SIZE
+    in_place = memoryview(buf)[start:start + len(body)]
+    if isinstance(body, IpcBody):
+        body.fill(in_place)
+    else:
+        in_place[:] = memoryview(body).cast("B")
+    return in_place
+
 class JournalSnapshot:
     """Live records of a lane as one load saw them; holds its files mapped."""
 
@@ -332,17 +344,14 @@ class Journal(JournalSnapshot):
             return state.count_in(tx_id, self._files.current.file_id) \
                 if rtype in layout.TX_CONTROL_TYPES else 0
 
-        def encode(buf, pos, file_id32, encoded_body=body, count=None):
-            count = checked_count() if count is None else count
-            if isinstance(encoded_body, IpcBody):     # serialized once, straight into its place
-                start = pos + layout.RECORD_HEADER_SIZE
-                with memoryview(buf) as whole:
-                    in_place = whole[start:start + len(encoded_body)]
-                    encoded_body.fill(in_place)
-                    return CODEC.encode_record(buf, pos, rtype, flags, user_type, file_id32,
-                                               record_id, tx_id, count, in_place)
+        def header(buf, pos, file_id32, count, placed_body):
             return CODEC.encode_record(buf, pos, rtype, flags, user_type, file_id32,
-                                       record_id, tx_id, count, encoded_body)
+                                       record_id, tx_id, count, placed_body)
+
+        def encode(buf, pos, file_id32):
+            count = checked_count()
+            return header(buf, pos, file_id32, count,
+                          body_in_place(buf, pos, body) if isinstance(body, IpcBody) else body)
 
         def apply(file_id, offset):
             version = (file_id, offset, len(body), user_type, large_id)
@@ -365,19 +374,14 @@ class Journal(JournalSnapshot):
             body_len = len(body)
 
             def encode_alone(view, file_id32):
-                # The body goes straight to its place after the header (an Arrow
-                # batch is serialized there, once); the header and CRC follow in
-                # seal, which the backend may overlap with writing the body.
+                # The header and CRC follow in seal, which the backend may
+                # overlap with writing the body.
                 count = checked_count()
+                in_place = body_in_place(view, 0, body)
                 body_end = layout.RECORD_HEADER_SIZE + body_len
-                in_place = view[layout.RECORD_HEADER_SIZE:body_end]
-                if isinstance(body, IpcBody):
-                    body.fill(in_place)
-                else:
-                    in_place[:] = memoryview(body).cast("B")
                 view[body_end:] = bytes(len(view) - body_end)
                 return layout.record_size(body_len), \
-                    lambda: encode(view, 0, file_id32, in_place, count)
+                    lambda: header(view, 0, file_id32, count, in_place)
 
             self._appender.append_alone(size, encode_alone, apply)
             return

@@ -35,7 +35,7 @@ import collections
 import logging
 import time
 
-from ..config import load_config
+from ..config import load_config, parse_int
 from ..errors import ConfigError, SparkJournalError
 from ..events.commit_log import safe_name
 from .committer import BatchCommitter, BatchMetrics
@@ -96,14 +96,7 @@ def _check_sink_options(sink: dict) -> None:
     if "commitLog" in sink and not str(sink["commitLog"] or "").strip():
         raise ConfigError("commitLog", sink["commitLog"], SINK_OPTION_DOCS["commitLog"][1])
     if "smallBatchRows" in sink:
-        try:
-            rows = int(str(sink["smallBatchRows"]).strip())
-        except ValueError:
-            rows = -1
-        if rows < 0:
-            raise ConfigError("smallBatchRows", sink["smallBatchRows"],
-                              SINK_OPTION_DOCS["smallBatchRows"][1])
-        sink["smallBatchRows"] = rows
+        sink["smallBatchRows"] = parse_int("smallBatchRows", sink["smallBatchRows"], 0)
 
 
 class JournalSink:
@@ -137,10 +130,11 @@ class JournalSink:
         else:
             where = f"batch {batch_id} of query {query} into {self.path}"
             timezone = df.sparkSession.conf.get("spark.sql.session.timeZone")
-            self.committer.check_schema(spark_to_arrow(df.schema, timezone), where)
+            arrow_schema = spark_to_arrow(df.schema, timezone)
+            self.committer.check_schema(arrow_schema, where)
             plan = WritePlan(self.path, self.journal_options, self.committer.log_uri, query, batch_id)
             started = time.perf_counter()
-            small = self._small_batch(df, timezone)
+            small = self._small_batch(df, arrow_schema)
             if small is not None:
                 message = write_task(iter(small.to_batches()), plan)      # here, on the driver
                 messages = [message] if message is not None else []
@@ -155,7 +149,7 @@ class JournalSink:
         self._landed += 1
         metrics.log_to(log)
 
-    def _small_batch(self, df, timezone: str):
+    def _small_batch(self, df, arrow_schema):
         """The whole micro-batch as an Arrow table if it has at most
         smallBatchRows rows (and the last batch was small too), else None."""
         limit = self.small_batch_rows
@@ -166,7 +160,7 @@ class JournalSink:
             self._last_rows = table.num_rows
             return None
         # the executors' Arrow types exactly (toArrow names the session time zone its own way)
-        return table.cast(spark_to_arrow(df.schema, timezone))
+        return table.cast(arrow_schema)
 
     @property
     def batches_landed(self) -> int:
