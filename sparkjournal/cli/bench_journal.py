@@ -10,7 +10,10 @@ Honesty rules every case follows:
   (the journal's data files are pre-created by the same function), sized so no
   file is created or rolled inside a timed loop;
 * the machine is shared and noisy, so every measurement runs ``REPEATS`` times,
-  interleaved (raw, ASYNCIO, NIO, raw, ...), and the table shows medians;
+  interleaved (raw, ASYNCIO, NIO, raw, ...); the table shows medians, and a
+  ratio is the median of the per-round ratios (each round measures baseline
+  and journal back to back: the machine's slow and fast spells, which last
+  longer than one round, hit both sides of a round alike);
 * only the measured calls are inside the clock: opening, creating files and
   closing are not, a final flush is.
 A benchmark, never a test: nothing here asserts a time. MISS rows are facts.
@@ -33,7 +36,7 @@ from ..journal.batch import ipc_bytes
 from .bench_support import BenchResult, crc_files_seconds, raw_sync_seconds, require_native, run_cases
 from .units import human_bytes
 
-REPEATS = 3
+REPEATS = 5                  # interleaved rounds per case: single rounds differ by ±10 % here
 BACKENDS = ("ASYNCIO", "NIO")
 BLOCK = 512                                  # the journal's deviceBlockSize default
 MIB = 1 << 20
@@ -75,7 +78,12 @@ class Bench:
                 values[name].append(function())
             self.log(f"{label} run {rep + 1}/{REPEATS}: " +
                      ", ".join(f"{name} {v[-1]:,.1f}" for name, v in values.items()))
+        self.rounds = values
         return {name: statistics.median(v) for name, v in values.items()}
+
+    def paired(self, name: str, baseline: str) -> float:
+        """The median over the last ``interleaved`` call's rounds of name / baseline."""
+        return statistics.median(v / b for v, b in zip(self.rounds[name], self.rounds[baseline]))
 
 
 # --- durable single-record commits, one writer ------------------------------------------------
@@ -100,7 +108,7 @@ def case_commit_4k(bench: Bench) -> list:
     medians = bench.interleaved("commit_4k (commits/s)", runs)
     return [BenchResult(f"commit_4k {b}", medians[b], "commits/s", medians["raw"], 0.85, "ratio",
                         f"{count} durable 4 KiB commits, one writer; raw: O_DIRECT pwrite+fdatasync "
-                        f"of {per_sync} B per sync") for b in BACKENDS]
+                        f"of {per_sync} B per sync", bench.paired(b, "raw")) for b in BACKENDS]
 
 
 def case_throughput_64k(bench: Bench) -> list:
@@ -113,7 +121,7 @@ def case_throughput_64k(bench: Bench) -> list:
     medians = bench.interleaved("throughput_64k (MB/s)", runs)
     return [BenchResult(f"throughput_64k {b}", medians[b], "MB/s", medians["raw"], 0.80, "ratio",
                         f"{count} records of 64 KiB, one sync each (payload MB/s); raw: "
-                        f"{per_sync} B per sync") for b in BACKENDS]
+                        f"{per_sync} B per sync", bench.paired(b, "raw")) for b in BACKENDS]
 
 
 def event_batch(rows: int) -> pa.RecordBatch:
@@ -152,7 +160,7 @@ def case_arrow_batches(bench: Bench) -> list:
     return [BenchResult(f"arrow_10k {b}", medians[b], "MB/s", medians["raw"], 0.80, "ratio",
                         f"{count} Arrow batches of 10k events ({human_bytes(ipc_len)} IPC each, a "
                         f"record larger than the write buffer), one durable append_batch each; raw: "
-                        f"{per_sync} B per sync")
+                        f"{per_sync} B per sync", bench.paired(b, "raw"))
             for b in BACKENDS]
 
 
@@ -188,7 +196,7 @@ def case_threads(bench: Bench) -> list:
     medians = bench.interleaved("threads_8x1k (commits/s)", runs)
     return [BenchResult(f"threads_8x1k {b}", medians[f"{b} 8"], "commits/s", medians[f"{b} 1"], 4.0,
                         "ratio", f"8 threads x {per_thread} durable 1 KiB commits vs one writer "
-                        f"({one} commits)") for b in BACKENDS]
+                        f"({one} commits)", bench.paired(f"{b} 8", f"{b} 1")) for b in BACKENDS]
 
 
 # --- the batch call -----------------------------------------------------------------------------

@@ -103,9 +103,15 @@ class BenchResult:
     target_of: str               # "ratio": ratio >= target; "value": value >= target;
     #                              "max_ratio" / "max_value": at most the target (latencies)
     detail: str = ""
+    paired: float | None = None  # the median of per-round ratios, where rounds pair the two
 
     @property
     def ratio(self) -> float | None:
+        """The paired ratio where the case measured one (each round ran the
+        baseline and the contender back to back, so slow and fast spells of a
+        shared machine cancel out), else value / baseline."""
+        if self.paired is not None:
+            return self.paired
         return self.value / self.baseline if self.baseline else None
 
     @property
@@ -119,6 +125,8 @@ class BenchResult:
         return {"name": self.name, "value": round(self.value, 3), "unit": self.unit,
                 "baseline": None if self.baseline is None else round(self.baseline, 3),
                 "ratio": None if self.ratio is None else round(self.ratio, 4),
+                "ratio_of": "median of per-round ratios" if self.paired is not None
+                else "value / baseline",
                 "target": self.target, "target_of": self.target_of,
                 "pass": self.passed, "detail": self.detail}
 
