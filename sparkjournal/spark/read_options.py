@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 
-from ..config import parse_bool, parse_size
+from ..config import parse_bool, parse_int, parse_size
 from ..errors import ConfigError, SparkJournalError
 from ..events.pruning import Comparison, Predicate
 from .sink import split_options
@@ -95,13 +95,7 @@ def _whole_number(name: str, value, least: int) -> int | None:
     """``value`` as a whole number of at least ``least``; None when not given."""
     if value is None:
         return None
-    try:
-        number = int(str(value).strip())
-    except ValueError:
-        number = least - 1
-    if number < least:
-        raise ConfigError(name, value, READ_OPTION_DOCS[name][1])
-    return number
+    return _parsed(lambda key, text: parse_int(key, text, least), name, value)
 
 
 def _timestamp(value) -> datetime.datetime | None:
