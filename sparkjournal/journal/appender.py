@@ -435,6 +435,7 @@ class Appender:
         self._flusher.join()
         self._out.close()
         self._gate.close()
+        self._stage.release()
 
     @property
     def position(self) -> tuple[int, int]:

@@ -537,6 +537,7 @@ class Journal(JournalSnapshot):
     def close(self) -> None:
         try:
             self._appender.close()
+            self.large.release_stage()
         finally:
             self._close_files()
             self.factory.close()

@@ -303,10 +303,14 @@ def _write_files(lane: str, outputs: list[tuple], live: Plan) -> None:
         if end != ends[number]:
             raise AssertionError(f"{out.path}: wrote data up to {end}, placed up to {ends[number]}")
 
-    with ThreadPoolExecutor(WRITERS, thread_name_prefix="compact-write") as pool:
-        for written in [pool.submit(write, number) for number in range(len(outputs))]:
-            written.result()
-            crash_point("compact:file-written")
+    try:
+        with ThreadPoolExecutor(WRITERS, thread_name_prefix="compact-write") as pool:
+            for written in [pool.submit(write, number) for number in range(len(outputs))]:
+                written.result()
+                crash_point("compact:file-written")
+    finally:
+        while not stages.empty():
+            stages.get().release()
 
 
 def _write_file(out: LoadedFile, segments: list[tuple], previous, live: Plan,
