@@ -69,6 +69,12 @@ def body_in_place(buf, pos: int, body) -> memoryview:
         in_place[:] = memoryview(body).cast("B")
     return in_place
 
+
+def _not_live(rtype: int, record_id: int) -> SparkJournalError:
+    return SparkJournalError(f"record {record_id} is not live: nothing to "
+                             f"{layout.TYPE_NAMES[rtype].lower()}")
+
+
 class JournalSnapshot:
     """Live records of a lane as one load saw them; holds its files mapped."""
 
@@ -338,8 +344,7 @@ class Journal(JournalSnapshot):
         def checked_count() -> int:
             """Raises if the record cannot be appended now; its per-file tx count."""
             if rtype in (layout.UPDATE, layout.DELETE) and record_id not in state.live:
-                raise SparkJournalError(f"record {record_id} is not live: nothing to "
-                                        f"{layout.TYPE_NAMES[rtype].lower()}")
+                raise _not_live(rtype, record_id)
             if rtype in layout.TX_CONTROL_TYPES and tx_id not in state.txs:
                 if rtype == layout.PREPARE:
                     state.tx(tx_id, create=True)
@@ -401,7 +406,7 @@ class Journal(JournalSnapshot):
 
         def encode(buf, pos, file_id32):
             if rtype == layout.UPDATE and record_id not in state.live:
-                raise SparkJournalError(f"record {record_id} is not live: nothing to update")
+                raise _not_live(rtype, record_id)
             return encode_record(buf, pos, rtype, 0, user_type, file_id32, record_id, 0, 0, body)
 
         def apply(file_id, offset):
@@ -537,7 +542,6 @@ class Journal(JournalSnapshot):
     def close(self) -> None:
         try:
             self._appender.close()
-            self.large.release_stage()
         finally:
             self._close_files()
             self.factory.close()

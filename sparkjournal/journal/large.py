@@ -40,10 +40,6 @@ class LargeStore:
         if create:
             make_dirs(self.directory)
 
-    def release_stage(self) -> None:
-        """The writer is closing: its staging buffer goes back to the pool."""
-        self._stage.release()
-
     def path(self, large_id: int) -> str:
         return os.path.join(self.directory, f"{large_id:016x}{SUFFIX}")
 
