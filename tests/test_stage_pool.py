@@ -82,3 +82,13 @@ def test_a_reopened_journal_writes_alone_from_the_released_stage(tmp_path, empty
         assert journal._appender._stage._buf is released
     with Journal.open(lane, journalType="NIO") as journal:
         assert {r.record_id: bytes(r.body) for r in journal.records()} == {1: body, 2: body[::-1]}
+
+
+def test_a_buffer_past_the_pool_with_a_live_view_is_left_to_the_collector(empty_pool, monkeypatch):
+    monkeypatch.setattr(direct_write, "POOL_BYTES", 0)
+    stage = Stage()
+    view = stage.view(MIB)                      # still referenced when the stage is released
+    stage.release()
+    view[:2] = b"ok"                            # the memory stays valid while the view lives
+    assert bytes(view[:2]) == b"ok"
+    assert empty_pool.take(1) is None

@@ -89,7 +89,10 @@ class _StagePool:
             if sum(map(len, self._free)) + len(buf) <= POOL_BYTES:
                 self._free.append(buf)
                 return
-        buf.close()
+        try:
+            buf.close()
+        except BufferError:          # a view of it is still referenced: unmapped when that goes
+            pass
 
 
 POOL_BYTES = 64 << 20
