@@ -27,26 +27,33 @@ visibility rules). It is aggregated in the same interleaved runs.
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 
+import pyarrow as pa
+
 from ..config import load_config
 from ..events.commit_log import default_log_uri
+from ..events.lane_scan import scan
+from ..events.pruning import Predicate
 from ..events.visible_events import node_lanes
 from ..journal.lock import LaneLock
 from ..maintenance.lane_size import lane_bytes
 from ..maintenance.lane_maintenance import page_pass
-from ..spark.tool_session import tool_session
 from ..spark.datasource import JournalDataSource
 from ..spark.page_read import plan_pages
 from ..spark.reader import JournalReader
-from ..events.lane_scan import scan
-from ..events.pruning import Predicate
+from ..spark.tool_session import tool_session
 from .bench_support import BenchResult
 
 PAGE_SIZE = 64 << 20
 PAGED_SHARE = 0.9                    # at most this share of a lane's bytes is paged
 FLOOR = "paged floor (pages by parquet, tail by the Python floor source)"
+PRUNED = "paged, sparkjournal.read (key, amount)"
+AGGREGATION_ONLY = (PRUNED, FLOOR)          # contenders of the aggregation, not of the full scan
+
+
 def _wait_free(lanes: list[str], timeout: float = 120.0) -> None:
     """Spark's workers keep lane writers open for laneIdleTimeout; paging needs
     them closed to commit its pages here and now."""
@@ -77,8 +84,6 @@ def _tail_as_ipc(journal: str, folder: str, columns: list[str]) -> tuple[list[st
     only ``columns``, as one Arrow IPC file per lane in ``folder``, typed as
     the floor source declares them (every column nullable); (the page files'
     paths, tail rows)."""
-    import dataclasses
-    import pyarrow as pa
     read_options, log_uri, stored = JournalDataSource({"path": journal})._read_setup()
     lanes = JournalReader(journal, log_uri, stored, read_options.journal).partitions()
     pages = plan_pages(lanes, Predicate(), read_options.journal)
@@ -112,29 +117,27 @@ def section_paged_read(bench) -> list:
         page_paths, tail_rows = _tail_as_ipc(journal, os.path.join(bench.directory, "paged-tail"),
                                              ["key", "amount"])
         if paged_rows + tail_rows != rows:
-            raise RuntimeError(f"bench: pages ({paged_rows:,}) and tail ({tail_rows:,}) do not add up "
-                                 f"to the {rows:,} events written")
+            raise RuntimeError(f"bench: pages ({paged_rows:,}) and tail ({tail_rows:,}) do not "
+                               f"add up to the {rows:,} events written")
         spark.dataSource.register(_floor_source())
         floor = spark.read.parquet(*page_paths).select("key", "amount").union(
             spark.read.format(FLOOR_SOURCE).option("schema", "key string, amount double")
             .load(os.path.join(bench.directory, "paged-tail")))
         frames = {"paged, sparkjournal.read": read(spark, journal),
-                  "paged, sparkjournal.read (key, amount)": read(spark, journal,
-                                                                 columns=["key", "amount"]),
+                  PRUNED: read(spark, journal, columns=["key", "amount"]),
                   "paged, format reader": spark.read.format("sparkjournal").load(journal),
                   FLOOR: floor,
                   "parquet": spark.read.parquet(parquet)}
         results = []
         for query, make, target in (("groupBy(key).agg(sum)", _aggregate, 0.8),
                                     ("full scan", _scan, 0.0)):
-            names = [n for n in frames
-                     if make is _aggregate or not ("amount" in n or n.startswith("paged floor"))]
+            names = [n for n in frames if make is _aggregate or n not in AGGREGATION_ONLY]
             med = _medians({n: make(frames[n]) for n in names}, rows, bench.log, query)
             detail = (f"{paged_rows / rows:.0%} of events paged into {pages} files; format "
                       f"reader {med['paged, format reader']:,.0f} rows/s "
                       f"({med['paged, format reader'] / med['parquet']:.2f} of parquet)")
             for name in (n for n in names if n.startswith("paged, sparkjournal.read")):
-                pruned = name.endswith("(key, amount)")
+                pruned = name == PRUNED
                 how = ("only the columns it uses (columns=[key, amount]), as parquet reads"
                        if pruned else "every column, with metadata")
                 results.append(BenchResult(

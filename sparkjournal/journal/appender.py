@@ -87,15 +87,17 @@ class Appender:
         ``apply(file id, offset)`` to update the state; returns once durable if
         ``sync``. Encoding errors leave the buffer as it was."""
         with self._lock:
-            if sync and self._idle_with_room(size):
-                self._commit_now(encode, apply)
-                return
-            self._room_for(size)
+            lone = sync and self._idle_with_room(size)
+            if not lone:
+                self._room_for(size)
             file_id = self.files.current.file_id
             offset = self._file_pos + self._fill
             self._fill = encode(self._buf, self._fill, layout.file_id32(file_id))
             apply(file_id, offset)
             self._appended += 1
+            if lone:                 # nobody to wait for or follow: write and sync it now
+                self._flush(sync=True)
+                return
             mine = self._appended
             if self._gathering and mine - self._written >= self._last_flush_records:
                 self._gather_cond.notify()
@@ -174,45 +176,15 @@ class Appender:
                      seal=seal)
 
     def _idle_with_room(self, size: int) -> bool:
-        """With the lock held: a synced append may take the short path
-        (_commit_now): the journal is healthy, no flush is running or gathering,
-        the last flush carried one append (one writer: nobody to wait for),
-        nothing is written but unsynced (no sync window to mind), and the record
-        fits both the buffer and the current file."""
+        """With the lock held: a synced append may go straight to _flush, past
+        the room, lead and follow logic: the journal is healthy, no flush is
+        running or gathering, the last flush carried one append (one writer:
+        nobody to wait for), nothing is written but unsynced (no sync window to
+        mind), and the record fits both the buffer and the current file."""
         return (self._failure is None and not self._closed and not self._flushing
                 and not self._gathering and self._last_flush_records <= 1 and not self._unsynced
                 and self._fill + size <= self.capacity
                 and self._file_pos + self._fill + size <= self.files.current.header.file_size)
-
-    def _commit_now(self, encode: Encoder, apply: Callable[[int, int], None]) -> None:
-        """The short path of a synced append (conditions: _idle_with_room): the
-        record goes after whatever the buffer holds, and this thread writes and
-        syncs the buffer at once, as _flush(sync=True) then _io would, in one
-        frame: a lone writer's commit spends its Python time here (measured
-        on this VM: ~5 us less CPU per synced 4 KiB commit than the layered
-        path, whose every call runs cold after the thread slept in fdatasync).
-        Crash behaviour as _io: acknowledged only after the sync returned."""
-        file_id = self.files.current.file_id
-        buf, fill, offset = self._buf, self._fill, self._file_pos
-        end = encode(buf, fill, layout.file_id32(file_id))
-        apply(file_id, offset + fill)
-        self._appended += 1
-        upto, length = self._appended, -(-end // self.block) * self.block
-        buf[end:length] = bytes(length - end)
-        self._buf, self._spare, self._fill = self._spare, buf, 0
-        self._data_end, self._file_pos = offset + end, offset + length
-        self._first_unflushed_at = 0.0
-        self._flushing = True
-        self._lock.release()
-        try:
-            self._out.write_durably(memoryview(buf)[:length], offset)
-        except BaseException as error:  # noqa: BLE001 - poison, then re-raise in every caller
-            self._lock.acquire()
-            self._flushing = False
-            self._fail(error)
-        self._lock.acquire()
-        self._flushing = False
-        self._flushed(upto, length, sync=True, sync_first=False)
 
     def _after_append(self, sync: bool) -> None:
         """Waits until everything appended is durable, or arms the timed flush."""
@@ -361,20 +333,10 @@ class Appender:
             self._lock.acquire()
             self._flushing = False
         if failure is not None:
-            self._fail(failure)
-        self._flushed(upto, length, sync, sync_first)
-
-    def _fail(self, failure: BaseException) -> None:
-        """A write or sync failed: the appender is poisoned, every waiter wakes,
-        and this caller raises (JournalIOError)."""
-        self._failure = failure
-        self._gate.advance()
-        self._timer.notify()
-        self._check()
-
-    def _flushed(self, upto: int, length: int, sync: bool, sync_first: bool) -> None:
-        """Accounts a finished flush of appends up to ``upto`` (``length``
-        bytes; synced if ``sync``) and wakes the threads waiting for it."""
+            self._failure = failure
+            self._gate.advance()
+            self._timer.notify()
+            self._check()
         self._last_flush_records = upto - self._written
         self._written = upto
         if sync:

@@ -70,11 +70,6 @@ def body_in_place(buf, pos: int, body) -> memoryview:
     return in_place
 
 
-def _not_live(rtype: int, record_id: int) -> SparkJournalError:
-    return SparkJournalError(f"record {record_id} is not live: nothing to "
-                             f"{layout.TYPE_NAMES[rtype].lower()}")
-
-
 class JournalSnapshot:
     """Live records of a lane as one load saw them; holds its files mapped."""
 
@@ -335,16 +330,13 @@ class Journal(JournalSnapshot):
             flags, size = layout.FLAG_LARGE, layout.record_size(len(body))
         elif size > self.config.bufferSize:
             alone = True                   # written alone into the data file (Appender.append_alone)
-        elif rtype <= layout.UPDATE and not isinstance(body, IpcBody):
-            self._append_plain(rtype, record_id, body, user_type, size,
-                               default_sync if sync is None else sync)
-            return
         state = self._state
 
         def checked_count() -> int:
             """Raises if the record cannot be appended now; its per-file tx count."""
             if rtype in (layout.UPDATE, layout.DELETE) and record_id not in state.live:
-                raise _not_live(rtype, record_id)
+                raise SparkJournalError(f"record {record_id} is not live: nothing to "
+                                        f"{layout.TYPE_NAMES[rtype].lower()}")
             if rtype in layout.TX_CONTROL_TYPES and tx_id not in state.txs:
                 if rtype == layout.PREPARE:
                     state.tx(tx_id, create=True)
@@ -395,25 +387,6 @@ class Journal(JournalSnapshot):
             self._appender.append_alone(size, encode_alone, apply)
             return
         self._appender.append(size, encode, apply, default_sync if sync is None else sync)
-
-    def _append_plain(self, rtype: int, record_id: int, body, user_type: int, size: int,
-                      sync: bool) -> None:
-        """An ADD or UPDATE whose body goes into the write buffer as it is: what
-        _append does for it, with two small closures instead of four (a lone
-        writer's synced commit spends most of its Python time in this path)."""
-        state = self._state
-        encode_record = CODEC.encode_record
-
-        def encode(buf, pos, file_id32):
-            if rtype == layout.UPDATE and record_id not in state.live:
-                raise _not_live(rtype, record_id)
-            return encode_record(buf, pos, rtype, 0, user_type, file_id32, record_id, 0, 0, body)
-
-        def apply(file_id, offset):
-            state.put(record_id, (file_id, offset, len(body), user_type, 0))
-            state.file(file_id).records += 1
-
-        self._appender.append(size, encode, apply, sync)
 
     # --- housekeeping --------------------------------------------------------------------------
     def _referenced_bodies(self) -> set:
