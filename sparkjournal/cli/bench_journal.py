@@ -23,7 +23,6 @@ from __future__ import annotations
 import math
 import os
 import shutil
-import statistics
 import tempfile
 import threading
 import time
@@ -33,7 +32,8 @@ import pyarrow as pa
 from ..format import layout
 from ..journal.journal import Journal
 from ..journal.batch import ipc_bytes
-from .bench_support import BenchResult, crc_files_seconds, raw_sync_seconds, require_native, run_cases
+from .bench_support import (BenchResult, Rounds, crc_files_seconds, raw_sync_seconds, require_native,
+                            run_cases)
 from .units import human_bytes
 
 REPEATS = 5                  # interleaved rounds per case: single rounds differ by ±10 % here
@@ -72,18 +72,12 @@ class Bench:
 
     def interleaved(self, label: str, runs: dict) -> dict:
         """Runs every {name: function} REPEATS times, interleaved; {name: median}."""
-        values = {name: [] for name in runs}
-        for rep in range(REPEATS):
-            for name, function in runs.items():
-                values[name].append(function())
-            self.log(f"{label} run {rep + 1}/{REPEATS}: " +
-                     ", ".join(f"{name} {v[-1]:,.1f}" for name, v in values.items()))
-        self.rounds = values
-        return {name: statistics.median(v) for name, v in values.items()}
+        self.rounds = Rounds.run(runs, REPEATS, self.log, label)
+        return self.rounds.medians()
 
     def paired(self, name: str, baseline: str) -> float:
         """The median over the last ``interleaved`` call's rounds of name / baseline."""
-        return statistics.median(v / b for v, b in zip(self.rounds[name], self.rounds[baseline]))
+        return self.rounds.paired(name, baseline)
 
 
 # --- durable single-record commits, one writer ------------------------------------------------

@@ -27,23 +27,15 @@ visibility rules). It is aggregated in the same interleaved runs.
 """
 from __future__ import annotations
 
-import dataclasses
 import logging
 import os
 
-import pyarrow as pa
-
 from ..config import load_config
 from ..events.commit_log import default_log_uri
-from ..events.lane_scan import scan
-from ..events.pruning import Predicate
 from ..events.visible_events import node_lanes
 from ..journal.lock import LaneLock
 from ..maintenance.lane_size import lane_bytes
 from ..maintenance.lane_maintenance import page_pass
-from ..spark.datasource import JournalDataSource
-from ..spark.page_read import plan_pages
-from ..spark.reader import JournalReader
 from ..spark.tool_session import tool_session
 from .bench_support import BenchResult
 
@@ -79,29 +71,9 @@ def _page_mostly(journal: str, log) -> tuple[int, int]:
     return rows, pages
 
 
-def _tail_as_ipc(journal: str, folder: str, columns: list[str]) -> tuple[list[str], int]:
-    """Writes the journal's live tail (every visible event not in a page file),
-    only ``columns``, as one Arrow IPC file per lane in ``folder``, typed as
-    the floor source declares them (every column nullable); (the page files'
-    paths, tail rows)."""
-    read_options, log_uri, stored = JournalDataSource({"path": journal})._read_setup()
-    lanes = JournalReader(journal, log_uri, stored, read_options.journal).partitions()
-    pages = plan_pages(lanes, Predicate(), read_options.journal)
-    wanted = pa.schema([stored.field(name).with_nullable(True) for name in columns])
-    os.makedirs(folder)
-    rows = 0
-    for index, part in enumerate(lanes):
-        elsewhere = tuple(pages[part.lane].names) if part.lane in pages else ()
-        lane_slice = dataclasses.replace(part.slice, pages_elsewhere=elsewhere)
-        with pa.ipc.new_file(os.path.join(folder, f"tail-{index:03d}.arrow"), wanted) as out:
-            for batch in scan(lane_slice, stored, read_options.journal, columns=wanted):
-                out.write_batch(batch.cast(wanted))
-                rows += batch.num_rows
-    return [path for lane_pages in pages.values() for path in lane_pages.paths], rows
-
-
 def section_paged_read(bench) -> list:
-    from .bench_read import FLOOR_SOURCE, _aggregate, _events, _floor_source, _medians, _scan
+    from .bench_read import (FLOOR_SOURCE, _aggregate, _events, _floor_source, _rounds, _scan,
+                             journal_as_ipc)
     from ..spark.locality import read
     logging.getLogger("py4j").setLevel(logging.CRITICAL)
     rows = bench.sizes["paged_rows"]
@@ -114,7 +86,7 @@ def section_paged_read(bench) -> list:
         _wait_free([lane for lane, _node in node_lanes(journal)])
         paged_rows, pages = _page_mostly(journal, bench.log)
         bench.log(f"paged {paged_rows:,} of {rows:,} events into {pages} page files")
-        page_paths, tail_rows = _tail_as_ipc(journal, os.path.join(bench.directory, "paged-tail"),
+        page_paths, tail_rows = journal_as_ipc(journal, os.path.join(bench.directory, "paged-tail"),
                                              ["key", "amount"])
         if paged_rows + tail_rows != rows:
             raise RuntimeError(f"bench: pages ({paged_rows:,}) and tail ({tail_rows:,}) do not "
@@ -132,7 +104,8 @@ def section_paged_read(bench) -> list:
         for query, make, target in (("groupBy(key).agg(sum)", _aggregate, 0.8),
                                     ("full scan", _scan, 0.0)):
             names = [n for n in frames if make is _aggregate or n not in AGGREGATION_ONLY]
-            med = _medians({n: make(frames[n]) for n in names}, rows, bench.log, query)
+            rounds = _rounds({n: make(frames[n]) for n in names}, rows, bench.log, query)
+            med = rounds.medians()
             detail = (f"{paged_rows / rows:.0%} of events paged into {pages} files; format "
                       f"reader {med['paged, format reader']:,.0f} rows/s "
                       f"({med['paged, format reader'] / med['parquet']:.2f} of parquet)")
@@ -143,14 +116,16 @@ def section_paged_read(bench) -> list:
                 results.append(BenchResult(
                     f"read {query} of {rows:,} mostly paged events, {how}, vs parquet",
                     med[name], "rows/s", med["parquet"], target, "ratio",
-                    detail if target else detail + "; reported, no target"))
+                    detail if target else detail + "; reported, no target",
+                    rounds.paired(name, "parquet")))
             if make is _aggregate:
                 results.append(BenchResult(
                     f"read {query} of {rows:,} mostly paged events, paged floor, vs parquet",
                     med[FLOOR], "rows/s", med["parquet"], 0.0, "ratio",
                     f"the same page files by spark.read.parquet, the {tail_rows:,} tail events "
                     f"(key, amount only, decoded beforehand) by the Python floor source: the "
-                    f"most a reader whose tail goes through Python can reach; reported, no target"))
+                    f"most a reader whose tail goes through Python can reach; reported, no target",
+                    rounds.paired(FLOOR, "parquet")))
         return results
     finally:
         spark.stop()

@@ -14,19 +14,25 @@ Events: (long id, timestamp, 16-character key of 1,000 distinct values,
   (the events and six metadata columns), with a user-specified schema of the
   event columns (the floor's columns: the issue's target), and, for the
   aggregation, with the schema pruned to (key, amount) - Spark's idiom for a
-  source that cannot prune, which the floor does not use.
+  source that cannot prune, which the floor does not use. The default read is
+  also measured against the floor over IPC files of that read's own 11
+  columns, so that both hand Spark the same columns.
 * Many small batches: a stream of ``small`` micro-batches of 1k rows landed
   by JournalSink and by Spark's exactly-once parquet sink from the same source;
   then the same aggregation over each.
 * Streaming catch-up: ``readStream`` with availableNow over the large backlog,
-  the journal against Spark's file stream source over the parquet copy.
+  the journal against Spark's file stream source over the parquet copy: whole
+  queries, and their micro-batches alone (Spark's triggerExecution).
 
-Each measurement is interleaved with its baselines ``--repeats`` times (default
-``REPEATS``); medians.
+Every measurement runs in ``--repeats`` interleaved rounds (default
+``REPEATS``) after a warm-up; values are medians, and each ratio is the median
+of the per-round ratios (bench_support.Rounds).
+
 A benchmark, never a test: nothing asserts a time.
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import shutil
@@ -35,11 +41,16 @@ import time
 
 import pyarrow as pa
 
-from ..events.lane_scan import spark_facing
-from .bench_support import BenchResult, bench_log, print_report, work_folder
+from ..events.lane_scan import scan, spark_facing
+from ..events.pruning import Predicate
+from ..events.read_columns import full_schema
+from ..spark.datasource import JournalDataSource
+from ..spark.page_read import plan_pages
+from ..spark.reader import JournalReader
 from ..spark.tool_session import tool_session
+from .bench_support import BenchResult, Rounds, bench_log, print_report, work_folder
 
-REPEATS = 3
+REPEATS = 5
 FULL = {"rows": 2_000_000, "small": 1_000}
 QUICK = {"rows": 200_000, "small": 60}
 FLOOR_SOURCE = "sj_bench_ipc"
@@ -104,6 +115,31 @@ def _ipc_writer(folder: str):
     return write
 
 
+def journal_as_ipc(journal: str, folder: str,
+                   columns: list[str] | None) -> tuple[list[str], int]:
+    """Writes the journal's live tail (every visible event not in a page file:
+    all of them in a journal never paged), only ``columns`` (None: the default
+    read's, events and metadata), as one Arrow IPC file per lane in ``folder``,
+    typed as the floor source declares them (every column nullable); (the page
+    files' paths, tail rows)."""
+    read_options, log_uri, stored = JournalDataSource({"path": journal})._read_setup()
+    lanes = JournalReader(journal, log_uri, stored, read_options.journal).partitions()
+    pages = plan_pages(lanes, Predicate(), read_options.journal)
+    every = full_schema(stored)
+    wanted = pa.schema([every.field(name).with_nullable(True)
+                        for name in (every.names if columns is None else columns)])
+    os.makedirs(folder)
+    rows = 0
+    for index, part in enumerate(lanes):
+        elsewhere = tuple(pages[part.lane].names) if part.lane in pages else ()
+        lane_slice = dataclasses.replace(part.slice, pages_elsewhere=elsewhere)
+        with pa.ipc.new_file(os.path.join(folder, f"tail-{index:03d}.arrow"), wanted) as out:
+            for batch in scan(lane_slice, stored, read_options.journal, columns=wanted):
+                out.write_batch(batch.cast(wanted))
+                rows += batch.num_rows
+    return [path for lane_pages in pages.values() for path in lane_pages.paths], rows
+
+
 def _timed(action) -> float:
     started = time.perf_counter()
     action()
@@ -119,62 +155,72 @@ def _aggregate(frame):
     return lambda: frame.groupBy("key").agg(F.sum("amount")).collect()
 
 
-def _medians(contenders: dict, rows, log, label: str, repeats: int = REPEATS) -> dict:
-    """{name: median rows/s} of ``repeats`` interleaved runs of {name: action}
-    (one warm-up each); ``rows``: the rows each reads, one number or {name: rows}."""
+def _rounds(contenders: dict, rows, log, label: str, repeats: int = REPEATS) -> Rounds:
+    """Rows/s of ``repeats`` interleaved rounds of {name: action}, after one
+    warm-up run each; ``rows``: the rows each reads, one number or {name: rows}."""
     rows = rows if isinstance(rows, dict) else dict.fromkeys(contenders, rows)
     for action in contenders.values():
         action()
-    rates = {name: [] for name in contenders}
-    for _ in range(repeats):
-        for name, action in contenders.items():
-            rates[name].append(rows[name] / _timed(action))
-    medians = {name: statistics.median(values) for name, values in rates.items()}
-    log(f"{label}: " + ", ".join(f"{n} {v:,.0f} rows/s" for n, v in medians.items()))
-    return medians
+    rounds = Rounds.run({name: (lambda action=action, n=rows[name]: n / _timed(action))
+                         for name, action in contenders.items()}, repeats, log, f"{label} (rows/s)")
+    log(f"{label}: " + ", ".join(f"{n} {v:,.0f} rows/s" for n, v in rounds.medians().items()))
+    return rounds
 
 
 def _aggregate_vs(frames: dict, rows, log, label: str, title: str, target: float,
                   note: str, repeats: int = REPEATS) -> BenchResult:
     """The aggregation over {ours: frame, baseline: frame}: ours against the baseline."""
     ours, baseline = list(frames)
-    med = _medians({n: _aggregate(f) for n, f in frames.items()}, rows, log, label, repeats)
-    return BenchResult(title, med[ours], "rows/s", med[baseline], target, "ratio", note)
+    rounds = _rounds({n: _aggregate(f) for n, f in frames.items()}, rows, log, label, repeats)
+    return BenchResult(title, rounds.median(ours), "rows/s", rounds.median(baseline), target,
+                       "ratio", note, rounds.paired(ours, baseline))
 
 
 READS = {"journal": "with metadata columns", "journal events": "event columns only (user schema)",
          "journal (key, amount)": "schema pruned to (key, amount)"}
+FLOOR, WIDE_FLOOR = "python floor", "python floor, 11 columns"
 
 
-def _large_batches(spark, journal: str, parquet: str, ipc: str, ddl: str, rows: int,
-                   log, repeats: int) -> list[BenchResult]:
+def _large_batches(spark, journal: str, parquet: str, ipc: str, wide_ipc: str, ddl: str,
+                   rows: int, log, repeats: int) -> list[BenchResult]:
     """The large-batch rows: each journal read against the floor, interleaved
-    with parquet and the floor in one run per query."""
+    with parquet and the floors in one run per query."""
     def load(schema=None):
         reader = spark.read.format("sparkjournal")
         return (reader.schema(schema) if schema else reader).load(journal)
-    frames = {"journal": load(), "journal events": load(ddl),
+    default = load()
+    wide_ddl = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in default.schema.fields)
+    frames = {"journal": default, "journal events": load(ddl),
               "journal (key, amount)": load("key string, amount double"),
               "parquet": spark.read.parquet(parquet),
-              "python floor": spark.read.format(FLOOR_SOURCE).option("schema", ddl).load(ipc)}
+              FLOOR: spark.read.format(FLOOR_SOURCE).option("schema", ddl).load(ipc),
+              WIDE_FLOOR: spark.read.format(FLOOR_SOURCE).option("schema", wide_ddl).load(wide_ipc)}
     results = []
     for query, make in (("full scan", _scan), ("groupBy(key).agg(sum)", _aggregate)):
         names = [n for n in frames if query == "groupBy(key).agg(sum)" or "amount" not in n]
-        med = _medians({n: make(frames[n]) for n in names}, rows, log, query, repeats)
+        rounds = _rounds({n: make(frames[n]) for n in names}, rows, log, query, repeats)
+        med = rounds.medians()
         for name in (n for n in names if n.startswith("journal")):
             pruned = "amount" in name
-            note = (f"the floor cannot prune: it converts all 5 columns; " if pruned else
+            note = ("the floor cannot prune: it converts all 5 columns; " if pruned else
                     "the floor's 5 columns; " if name == "journal events" else "")
+            versus = f"parquet {med['parquet']:,.0f} rows/s (journal/parquet " \
+                     f"{rounds.paired(name, 'parquet'):.2f})"
             results.append(BenchResult(
                 f"read {query}, {rows:,} events, {READS[name]}, vs python floor", med[name],
-                "rows/s", med["python floor"], 0.9, "ratio",
-                f"{note}parquet {med['parquet']:,.0f} rows/s (journal/parquet "
-                f"{med[name] / med['parquet']:.2f})"))
+                "rows/s", med[FLOOR], 0.9, "ratio", f"{note}{versus}", rounds.paired(name, FLOOR)))
+            if name == "journal":
+                results.append(BenchResult(
+                    f"read {query}, {rows:,} events, {READS[name]}, vs python floor of the same "
+                    f"11 columns", med[name], "rows/s", med[WIDE_FLOOR], 0.9, "ratio",
+                    "the floor source over IPC files of this read's own output (events and "
+                    "metadata), so both hand Spark the same columns",
+                    rounds.paired(name, WIDE_FLOOR)))
             if pruned:
                 results.append(BenchResult(
                     f"read {query}, {rows:,} events, {READS[name]}, vs parquet (which prunes "
                     f"too)", med[name], "rows/s", med["parquet"], 0.0, "ratio",
-                    "reported, no target"))
+                    "reported, no target", rounds.paired(name, "parquet")))
     return results
 
 
@@ -207,14 +253,43 @@ def _last_batch_id(query) -> int:
     return progress["batchId"] if progress and progress.get("numInputRows") else -1
 
 
-def _catch_up(spark, reader, work: str, name: str) -> callable:
+def _catch_up(spark, reader, work: str, name: str, triggers: list) -> callable:
+    """One availableNow query over the whole backlog into the noop sink;
+    appends the seconds its micro-batches took (Spark's triggerExecution) to
+    ``triggers``: the rest of the wall time is starting and stopping the query."""
     def run():
         checkpoint = os.path.join(work, f"catch-up-{name}-{time.monotonic_ns()}")
         query = (reader().writeStream.format("noop").trigger(availableNow=True)
                  .option("checkpointLocation", checkpoint).start())
         query.awaitTermination()
+        triggers.append(sum(p["durationMs"].get("triggerExecution", 0)
+                            for p in query.recentProgress) / 1e3)
         shutil.rmtree(checkpoint, ignore_errors=True)
     return run
+
+
+def _catch_up_results(spark, journal: str, parquet: str, schema, rows: int, work: str, log,
+                      repeats: int) -> list[BenchResult]:
+    triggers = {"journal": [], "file stream": []}
+    catch = {"journal": _catch_up(spark, lambda: spark.readStream.format("sparkjournal")
+                                  .load(journal), work, "journal", triggers["journal"]),
+             "file stream": _catch_up(spark, lambda: spark.readStream.schema(schema)
+                                      .parquet(parquet), work, "parquet", triggers["file stream"])}
+    whole = _rounds(catch, rows, log, "streaming catch-up", repeats)
+    # the warm-up's micro-batches are left out, as its wall time is
+    batches = Rounds({n: [rows / seconds for seconds in t[1:]] for n, t in triggers.items()})
+    started = {n: statistics.median(rows / rate - seconds for rate, seconds
+                                    in zip(whole.values[n], triggers[n][1:])) for n in triggers}
+    return [BenchResult(f"stream catch-up over {rows:,} events vs file stream source",
+                        whole.median("journal"), "rows/s", whole.median("file stream"), 0.0,
+                        "ratio", f"reported, no target; query start and stop: journal "
+                        f"{started['journal']:.2f} s, file stream {started['file stream']:.2f} s "
+                        f"(a Python source's start includes Spark launching its Python "
+                        f"streaming source runner)", whole.paired("journal", "file stream")),
+            BenchResult(f"stream catch-up over {rows:,} events, the micro-batch alone "
+                        f"(triggerExecution), vs file stream source", batches.median("journal"),
+                        "rows/s", batches.median("file stream"), 0.0, "ratio",
+                        "reported, no target", batches.paired("journal", "file stream"))]
 
 
 def run(args) -> int:
@@ -228,24 +303,20 @@ def run(args) -> int:
     try:
         rows = sizes["rows"]
         events = _events(spark.range(0, rows, numPartitions=2))
-        journal, parquet, ipc = (os.path.join(work, n) for n in ("journal", "parquet", "ipc"))
+        journal, parquet, ipc, wide_ipc = (os.path.join(work, n)
+                                           for n in ("journal", "parquet", "ipc", "wide-ipc"))
         os.makedirs(ipc)
         events.write.format("sparkjournal").mode("append").save(journal)
         events.write.parquet(parquet)
         events.mapInArrow(_ipc_writer(ipc), "rows long").collect()
-        log(f"landed {rows:,} events three ways under {work}")
+        journal_as_ipc(journal, wide_ipc, None)
+        log(f"landed {rows:,} events three ways under {work}, and the journal's default read "
+            f"as IPC for the 11-column floor")
         ddl = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in events.schema.fields)
-        results += _large_batches(spark, journal, parquet, ipc, ddl, rows, log, args.repeats)
-
-        catch = {"journal": _catch_up(spark, lambda: spark.readStream.format("sparkjournal")
-                                      .load(journal), work, "journal"),
-                 "file stream": _catch_up(spark, lambda: spark.readStream.schema(events.schema)
-                                          .parquet(parquet), work, "parquet")}
-        med = _medians(catch, rows, log, "streaming catch-up", args.repeats)
-        results.append(BenchResult(f"stream catch-up over {rows:,} events vs file stream source",
-                                   med["journal"], "rows/s", med["file stream"], 0.0, "ratio",
-                                   "reported, no target"))
-
+        results += _large_batches(spark, journal, parquet, ipc, wide_ipc, ddl, rows, log,
+                                  args.repeats)
+        results += _catch_up_results(spark, journal, parquet, events.schema, rows, work, log,
+                                     args.repeats)
         small = sizes["small"]
         started = time.monotonic()
         small_journal, small_parquet = _land_small_stream(spark, work, small)

@@ -15,7 +15,8 @@ streaming query with its own checkpoint:
 
 Rows/s is the sum of numInputRows over the sum of triggerExecution times of the
 batches after the first (warm-up), from each query's progress reports. Runs are
-interleaved (journal, parquet, noop, floor, journal, ...) and medians shown. All
+interleaved (journal, parquet, noop, floor, journal, ...); values are medians
+and ratios the medians of per-round ratios (bench_support.Rounds). All
 queries use the same checkpoint file manager (the one without a process per
 file). A benchmark, never a test: nothing here asserts a time.
 """
@@ -27,7 +28,7 @@ import shutil
 import statistics
 import time
 
-from .bench_support import BenchResult, bench_log, print_report, work_folder
+from .bench_support import BenchResult, Rounds, bench_log, print_report, work_folder
 from ..spark.tool_session import tool_session
 
 REPEATS = 3
@@ -132,15 +133,19 @@ def run(args) -> int:
                     sinks.get(contender, []).append(sink)
                     log(f"{rows} rows/batch, {contender}: {rate:,.0f} rows/s, median batch "
                         f"{statistics.median(millis):.0f} ms ({time.monotonic() - started:.0f} s)")
-            med = {c: statistics.median(v) for c, v in rates.items()}
+            rounds = Rounds(rates)
+            med = rounds.medians()
             label = f"{rows // 1000}k" if rows < 1_000_000 else f"{rows // 1_000_000}M"
             if rows >= 100_000:
                 results.append(BenchResult(f"sink {label} rows/batch vs arrow floor", med["journal"],
-                                           "rows/s", med["arrow_floor"], 0.9, "ratio"))
+                                           "rows/s", med["arrow_floor"], 0.9, "ratio",
+                                           paired=rounds.paired("journal", "arrow_floor")))
                 results.append(BenchResult(f"sink {label} rows/batch vs parquet sink", med["journal"],
                                            "rows/s", med["parquet"], 1.3, "ratio",
-                                           f"noop floor {med['noop']:,.0f} rows/s"))
+                                           f"noop floor {med['noop']:,.0f} rows/s",
+                                           rounds.paired("journal", "parquet")))
             else:
+                per_second = Rounds({c: [1e3 / ms for ms in v] for c, v in batch_ms.items()})
                 parquet_ms = statistics.median(batch_ms["parquet"])
                 for contender, how in (("journal", "tasks write"),
                                        ("journal_driver", f"smallBatchRows={SMALL_BATCH_ROWS}")):
@@ -150,7 +155,8 @@ def run(args) -> int:
                         "batches/s", 1e3 / parquet_ms, 1.0, "ratio",
                         f"journal {journal_ms:.0f} ms/batch ({_breakdown(sinks[contender])}); "
                         f"parquet {parquet_ms:.0f} ms; noop {statistics.median(batch_ms['noop']):.0f} "
-                        f"ms; arrow floor {statistics.median(batch_ms['arrow_floor']):.0f} ms"))
+                        f"ms; arrow floor {statistics.median(batch_ms['arrow_floor']):.0f} ms",
+                        per_second.paired(contender, "parquet")))
     finally:
         spark.stop()
         shutil.rmtree(work, ignore_errors=True)

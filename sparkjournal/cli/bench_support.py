@@ -4,9 +4,10 @@
   (O_DIRECT pwrite of a reused aligned buffer + fdatasync per write) into a
   freshly pre-created zero-filled file -- the state the journal's own data files
   start in -- in the benchmark's folder, so on the same disk as the journal.
+* ``Rounds``: contenders measured in interleaved rounds (each round runs every
+  contender once, back to back), their medians and their paired ratios.
 * ``BenchResult`` and ``render_table``: one row per measurement, the target
   either a ratio to the baseline or an absolute value.
-Medians of repeated, interleaved runs are computed by the caller.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import itertools
 import mmap
 import os
 import shutil
+import statistics
 import sys
 import tempfile
 
@@ -91,6 +93,41 @@ def crc_files_seconds(paths: list, clock) -> float:
             with ffi.from_buffer(data) as view:
                 lib.sj_crc32c(0, view, len(view))
     return clock() - started
+
+
+class Rounds:
+    """The values of contenders measured in interleaved rounds.
+
+    The machine is shared: a slow spell slows every contender of the round it
+    falls in, so a ratio is taken within each round and the median of those is
+    reported (``paired``); the median of each contender's own values
+    (``median``) is what the table shows as value and baseline."""
+
+    def __init__(self, values: dict[str, list[float]]):
+        self.values = values
+
+    @classmethod
+    def run(cls, measures: dict, repeats: int, log=None, label: str = "") -> "Rounds":
+        """Runs every {name: measure} (a function returning the measured value)
+        ``repeats`` times, interleaved; logs each round when ``log`` is given."""
+        values = {name: [] for name in measures}
+        for round_ in range(repeats):
+            for name, measure in measures.items():
+                values[name].append(measure())
+            if log:
+                log(f"{label} run {round_ + 1}/{repeats}: " +
+                    ", ".join(f"{name} {v[-1]:,.1f}" for name, v in values.items()))
+        return cls(values)
+
+    def median(self, name: str) -> float:
+        return statistics.median(self.values[name])
+
+    def medians(self) -> dict[str, float]:
+        return {name: self.median(name) for name in self.values}
+
+    def paired(self, name: str, baseline: str) -> float:
+        """The median over the rounds of name's value / baseline's value."""
+        return statistics.median(v / b for v, b in zip(self.values[name], self.values[baseline]))
 
 
 @dataclasses.dataclass

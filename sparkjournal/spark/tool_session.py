@@ -1,5 +1,6 @@
 """The SparkSession sparkjournal's own tools start (benchmarks, the soak's drivers):
-no UI, two shuffle partitions, the checkpoint manager that does not fork a
+no UI and no console progress bars (they would interleave with the tools' own
+progress lines on stderr), two shuffle partitions, the checkpoint manager that does not fork a
 process per file (spark-integration.md: ~33 ms -> ~9 ms per checkpoint write),
 this Python on the executors, and the data source registered explicitly
 (PySpark's scan for pyspark_* modules misses an editable install run outside
@@ -10,6 +11,7 @@ import sys
 
 TOOL_CONF = {
     "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
     "spark.sql.shuffle.partitions": "2",
     "spark.sql.streaming.checkpointFileManagerClass":
         "org.apache.spark.sql.execution.streaming.checkpointing.FileSystemBasedCheckpointFileManager",
