@@ -15,6 +15,10 @@ read from their page files, oldest first, then the journal's live tail.
 
 Damage: by default a corrupt record before a lane's tail fails the scan with
 CorruptJournalError naming the file and offset (a torn tail is just the end).
+Big event records of sealed files are CRC-checked when read, while their
+bytes are still in cache, and every other record before the scan ends
+(Journal.read's defer_crc, deferred_crc.py): damage found then fails the scan
+after batches were yielded, which fails the Spark task, as any damage does.
 With ``skip_corrupt`` the damaged file is left out (read-only: nothing is
 moved) and a warning names it, the offset and every record and transaction
 lost with it; ``scan`` also returns that report through ``skipped``.
@@ -74,7 +78,7 @@ def scan(part: LaneSlice, events_schema: pa.Schema, journal_options: dict,
     end = part.end_id if part.end_id is not None else 1 << 63
     check_node(part)
     deleted_by_requests = pending_deletions(part.lane)        # before the snapshot: lane_deletes.py
-    snapshot = Journal.read(part.lane, **options)
+    snapshot = Journal.read(part.lane, defer_crc=True, **options)
     try:
         _report(part.lane, snapshot.report, skipped)
         deletions = lane_deletions(snapshot, deleted_by_requests)
@@ -93,6 +97,9 @@ def scan(part: LaneSlice, events_schema: pa.Schema, journal_options: dict,
                                     part.predicate, output)
                 if batch is not None:
                     yield batch
+        # Records not read above were loaded unchecked: the read is complete
+        # only once they are checked (deferred_crc.py).
+        snapshot.check_deferred()
     finally:
         snapshot.close()
 

@@ -34,6 +34,7 @@ from ..io.probe import choose_factory
 from . import batch as batch_mod
 from .appender import Appender
 from .datafile import MappedFile
+from .deferred_crc import DeferredChecks
 from .fileset import hold_for_reading, maintenance_running, read_generation, try_hold_exclusive
 from .files import DataFile, DataFiles, first_write_offset
 from .inside import check_inside
@@ -80,6 +81,7 @@ class JournalSnapshot:
         self.report = loaded.report
         self._maps = {f.file_id: f.mapped for f in loaded.files}
         self._paths = {f.file_id: f.path for f in loaded.files}
+        self._deferred = DeferredChecks(loaded.files)
         self.large = LargeStore(directory, create=False)
 
     def records(self):
@@ -131,9 +133,17 @@ class JournalSnapshot:
             mapped = self._maps[file_id] = MappedFile(self._paths[file_id])
         return mapped
 
+    def check_deferred(self) -> int:
+        """Checks every record whose CRC check the load deferred and no read
+        did yet (deferred_crc.py); a reader calls it once it has read all it
+        yields. Raises CorruptJournalError; returns how many it checked."""
+        return self._deferred.check_rest(lambda file_id: self._map(file_id).view)
+
     def _body(self, record: Record) -> memoryview:
         start = record.offset + layout.RECORD_HEADER_SIZE
-        raw = self._map(record.file_id).view[start:start + record.body_len]
+        view = self._map(record.file_id).view
+        self._deferred.check(record.file_id, record.offset, view)
+        raw = view[start:start + record.body_len]
         if record.large:
             return self.large.read(raw, verify=self.config.checksum)
         return raw
@@ -174,15 +184,19 @@ class Journal(JournalSnapshot):
             raise
 
     @staticmethod
-    def read(path: str, config: JournalConfig | None = None, **options) -> JournalSnapshot:
-        """A lock-free snapshot: safe beside a running writer; changes nothing."""
+    def read(path: str, config: JournalConfig | None = None, *, defer_crc: bool = False,
+             **options) -> JournalSnapshot:
+        """A lock-free snapshot: safe beside a running writer; changes nothing.
+        ``defer_crc``: big records of sealed files are CRC-checked when their
+        body is read, the rest by ``check_deferred`` (deferred_crc.py)."""
         config = config.with_options(options) if config else load_config(options)
         use_config_modes(path, config)
         if not os.path.isdir(path):
             raise SparkJournalError(f"no journal at {path}: the folder does not exist")
         hold = hold_for_reading(path)
         try:
-            loaded = load(path, verify_crc=config.checksum, writable=False, recover=config.recover)
+            loaded = load(path, verify_crc=config.checksum, writable=False, recover=config.recover,
+                          defer_crc=defer_crc)
             snapshot = JournalSnapshot(path, config, loaded)
         except BaseException:
             hold.release()

@@ -22,6 +22,7 @@ from ..errors import CorruptJournalError, TransactionError
 from ..format import layout
 from ..io.modes import make_dirs
 from .datafile import BadHeader, FileHeader, MappedFile, WrongSize, is_data_file_debris, read_header
+from .deferred_crc import check_all_now, scan_deferring
 from .inside import check_inside
 from .records import LoadReport, Recovery, TornTail
 from .state import JournalState
@@ -40,6 +41,7 @@ class LoadedFile:
     end: int                       # end of data: the writer appends after it
     torn_end: int = 0              # writer zeroes [end, torn_end) before appending
     size_damage: str = ""          # not its header's size, and it holds records: damaged
+    deferred_crc: dict = dataclasses.field(default_factory=dict)   # deferred_crc.py
 
     @property
     def file_id(self) -> int:
@@ -66,10 +68,14 @@ def move_to_attic(directory: str, path: str) -> str:
 
 
 def load(directory: str, *, verify_crc: bool = True, writable: bool = False,
-         recover: bool = False) -> LoadedJournal:
+         recover: bool = False, defer_crc: bool = False) -> LoadedJournal:
+    """``defer_crc``: a read-only load may leave the CRC checks of big data
+    records in sealed files to their reader (deferred_crc.py); ignored for a
+    writer, in recovery mode and without ``verify_crc``."""
     report = LoadReport()
-    files, pending_swap, damaged = scan_lane(directory, report, verify_crc=verify_crc,
-                                             writable=writable, recover=recover)
+    files, pending_swap, damaged = scan_lane(
+        directory, report, verify_crc=verify_crc, writable=writable, recover=recover,
+        defer_crc=defer_crc and verify_crc and not writable and not recover)
     damaged_ids = {file.file_id for file, _offset, _detail in damaged}
     state = replay(f for f in files if f.file_id not in damaged_ids)
     # Ids once handed out are never handed out again, even when every record
@@ -92,6 +98,7 @@ def load(directory: str, *, verify_crc: bool = True, writable: bool = False,
     report.files = len(files)
     report.records_scanned = sum(f.n_data for f in files)
     report.bytes_scanned = sum(f.end for f in files)
+    report.crc_deferred = sum(len(f.deferred_crc) for f in files)
     report.live_records = len(state.live)
     report.prepared_tx_ids = [t.tx_id for t in state.txs.values() if t.prepared]
     report.broken_tx_ids = list(state.broken_tx_ids)
@@ -99,14 +106,22 @@ def load(directory: str, *, verify_crc: bool = True, writable: bool = False,
 
 
 def scan_lane(directory: str, report: LoadReport, *, verify_crc: bool = True,
-              writable: bool = False, recover: bool = False) -> tuple[list, ControlFile | None, list]:
+              writable: bool = False, recover: bool = False,
+              defer_crc: bool = False) -> tuple[list, ControlFile | None, list]:
     """The first half of ``load``, without the replay: opens and scans every
     data file and sets where each one's data ends. Returns (files in file id
     order, the pending swap, [(file, offset, detail)] damaged); damage fails
     with CorruptJournalError unless ``recover``."""
     files, pending_swap = _open_files(directory, writable, report)
-    _scan_all(files, verify_crc)
+    if defer_crc:
+        scan_deferring(files)
+    else:
+        _scan_all(files, verify_crc)
     damaged = _classify(files, report)
+    if damaged and any(f.deferred_crc for f in files):
+        # Damage is judged, and reported, exactly as a load that checks everything does.
+        check_all_now(files)
+        damaged = _classify(files, report)
     if damaged and not recover:
         file, offset, detail = damaged[0]
         raise CorruptJournalError(file.path, offset, detail)

@@ -62,6 +62,7 @@ class LoadReport:
     records_scanned: int = 0
     live_records: int = 0
     bytes_scanned: int = 0
+    crc_deferred: int = 0             # records whose CRC is checked when read (deferred_crc.py)
     prepared_tx_ids: list[int] = dataclasses.field(default_factory=list)
     rolled_back_tx_ids: list[int] = dataclasses.field(default_factory=list)
     broken_tx_ids: list[int] = dataclasses.field(default_factory=list)   # commit count mismatch
