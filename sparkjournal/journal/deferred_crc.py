@@ -25,9 +25,14 @@ Contract: every record is checked before a result that depends on it is final.
   a mismatch raises CorruptJournalError naming the file and offset.
   ``check_rest`` verifies every deferred record not read; a reader calls it
   when it has yielded everything, so a read that completes has checked every
-  record its visibility depended on. A header the load trusted unchecked can
-  only have moved a record between live and not-live; the read that yields it
-  fails at its own check, one that hides it fails at ``check_rest``.
+  record its visibility depended on.
+* What an unchecked header can do: a deferred record reads as ADD or UPDATE
+  (anything else is checked at load), so damage in its header can only make
+  that record visible, which its own check catches when it is read, or hide
+  other records (replace them, break their transaction's count), which
+  ``check_rest`` catches. It can never make another record visible. A read
+  stopped early (Spark's ``limit``) has checked everything it yielded, but may
+  have missed rows such damage hid.
 
 Crash behaviour: nothing is written; the snapshot's read hold keeps the files
 from being reclaimed or swapped while checks are pending.
