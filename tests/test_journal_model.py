@@ -12,7 +12,10 @@ open and keeps appending) and close-and-reopen against a plain model:
 After every reopen the journal's live records (ids, user types, bodies) and
 prepared transactions must equal the model's; unprepared open transactions must
 have been rolled back (and reported). After every compaction a lock-free reader
-and the still-open writer must see the model. Files are tiny (16k, 8k buffer) so rolls,
+and the still-open writer must see the model, and so must a reader that defers
+its CRC checks (deferred_crc.py, with its size thresholds lowered so that any
+data record of a sealed file qualifies), whose every deferred check must then
+pass. Files are tiny (16k, 8k buffer) so rolls,
 reclaim and file reuse happen within a few dozen operations; a few bodies are
 above the buffer size, so records written alone into data files and large
 records (bodies that do not fit a data file) take part.
@@ -30,6 +33,7 @@ from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, p
                                  rule, run_state_machine_as_test)
 
 from sparkjournal import Journal
+from sparkjournal.journal import deferred_crc
 from sparkjournal.maintenance.compactor import compact_lane
 
 BACKENDS = ("ASYNCIO", "NIO")
@@ -48,6 +52,7 @@ bodies = st.one_of(small_bodies, small_bodies, small_bodies, small_bodies,
 # 9000..12248: above the buffer, written alone into a data file; above 12248 the
 # record does not fit a 16k file after its header: the body goes to large/.
 user_types = st.integers(min_value=0, max_value=65535)
+DEFERRED_SEEN: list[int] = []          # records each deferring reader left to its reads
 syncs = st.sampled_from([None, True, False])
 
 
@@ -210,8 +215,7 @@ def make_machine(backend: str):
                 assert report.records_kept + report.records_dropped > 0
                 assert report.new_files < report.compacted_files
             self.journal.flush()        # the reader sees written records only
-            with Journal.read(self.lane, **OPTIONS) as snapshot:
-                self.check_equal(snapshot)
+            self.check_readers()
             self.check_equal(self.journal)
 
         # --- reopen: the comparison -------------------------------------------------------------
@@ -229,9 +233,16 @@ def make_machine(backend: str):
             for tx_id in unprepared:
                 del self.txs[tx_id]
             self.check_equal(self.journal)
-            # A lock-free reader sees the same.
+            self.check_readers()
+
+        def check_readers(self):
+            """A lock-free reader sees the model, with or without deferred CRC checks."""
             with Journal.read(self.lane, **OPTIONS) as snapshot:
                 self.check_equal(snapshot)
+            with Journal.read(self.lane, defer_crc=True, **OPTIONS) as snapshot:
+                DEFERRED_SEEN.append(snapshot.report.crc_deferred)
+                self.check_equal(snapshot)
+                snapshot.check_deferred()
 
         def check_equal(self, journal):
             found = {r.record_id: (r.user_type, bytes(r.body)) for r in journal.records()}
@@ -256,10 +267,15 @@ def run(backend: str, max_examples: int, steps: int) -> None:
     if backend == "ASYNCIO" and not NATIVE_BUILT:
         pytest.skip(NATIVE_MISSING_REASON)
     machine = make_machine(backend)
-    run_state_machine_as_test(machine, settings=settings(
-        max_examples=max_examples, stateful_step_count=steps, deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-        database=None))
+    DEFERRED_SEEN.clear()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(deferred_crc, "DEFER_MIN_BODY", 1)
+        patch.setattr(deferred_crc, "DEFER_MIN_SHARE", 0.0)
+        run_state_machine_as_test(machine, settings=settings(
+            max_examples=max_examples, stateful_step_count=steps, deadline=None,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+            database=None))
+    assert sum(DEFERRED_SEEN) > 0, "no reader deferred a check: the deferred path went untested"
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

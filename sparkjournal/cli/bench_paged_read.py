@@ -87,7 +87,7 @@ def section_paged_read(bench) -> list:
         paged_rows, pages = _page_mostly(journal, bench.log)
         bench.log(f"paged {paged_rows:,} of {rows:,} events into {pages} page files")
         page_paths, tail_rows = journal_as_ipc(journal, os.path.join(bench.directory, "paged-tail"),
-                                             ["key", "amount"])
+                                               ["key", "amount"])
         if paged_rows + tail_rows != rows:
             raise RuntimeError(f"bench: pages ({paged_rows:,}) and tail ({tail_rows:,}) do not "
                                f"add up to the {rows:,} events written")

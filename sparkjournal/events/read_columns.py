@@ -24,6 +24,7 @@ METADATA = pa.schema([("_batch_id", pa.int64()), ("_commit_time", pa.timestamp("
                       ("_host", pa.string()), ("_lane", pa.string()), ("_record_id", pa.int64()),
                       ("_row", pa.int32())])
 RECORD_METADATA = METADATA.names[:-1]        # a constant for every row of a stored record
+_COLUMN, _METADATA, _ROW, _NULLS = "column", "metadata", "row", "nulls"     # ReadColumns plan steps
 
 
 class UnknownColumnError(SparkJournalError, ValueError):
@@ -71,26 +72,45 @@ class ReadColumns:
                                          f"{describe(full_schema(events_schema))}")
         self.metadata = [name for name in self.schema.names if name in RECORD_METADATA]
         self._constants: dict[str, tuple[object, pa.Array]] = {}
+        self._planned: tuple[pa.Schema, list] | None = None
 
     def batch(self, batch: pa.RecordBatch, metadata: dict) -> pa.RecordBatch:
         """``batch`` (one stored record's rows, deleted ones dropped) as exactly
         ``schema``; ``metadata``: the RECORD_METADATA values of the record (only
         read when a metadata column is asked)."""
         rows = batch.num_rows
-        names = batch.schema.names
         columns = []
-        for field in self.schema:
-            name = field.name
-            if name == "_row":
+        for kind, arg, type_ in self._plan_for(batch.schema):
+            if kind is _COLUMN:
+                column = batch.column(arg)
+                columns.append(column if type_ is None else _as(column, type_))
+            elif kind is _METADATA:
+                columns.append(self._constant(arg, metadata[arg], type_, rows))
+            elif kind is _ROW:
                 columns.append(original_positions(batch, pa.int32()))
-            elif name in metadata:
-                columns.append(self._constant(name, metadata[name], field.type, rows))
-            elif name in names:
-                column = batch.column(names.index(name))
-                columns.append(column if column.type == field.type else _as(column, field.type))
             else:
-                columns.append(pa.nulls(rows, field.type))          # a column the record predates
+                columns.append(pa.nulls(rows, type_))         # a column the record predates
         return pa.RecordBatch.from_arrays(columns, schema=self.schema)
+
+    def _plan_for(self, stored: pa.Schema) -> list[tuple]:
+        """How each output column is made from a record of schema ``stored``:
+        (kind, argument, type), kept for the next record of the same schema
+        (metadata aside: a lane's records differ only in theirs)."""
+        if self._planned is None or not stored.equals(self._planned[0]):
+            names, plan = stored.names, []
+            for field in self.schema:
+                if field.name == "_row":
+                    plan.append((_ROW, None, None))
+                elif field.name in RECORD_METADATA:
+                    plan.append((_METADATA, field.name, field.type))
+                elif field.name in names:
+                    index = names.index(field.name)
+                    same = stored.field(index).type == field.type
+                    plan.append((_COLUMN, index, None if same else field.type))
+                else:
+                    plan.append((_NULLS, None, field.type))
+            self._planned = (stored, plan)
+        return self._planned[1]
 
     def _constant(self, name: str, value, type_: pa.DataType, rows: int) -> pa.Array:
         """``value`` repeated ``rows`` times: a slice of the last one built for
