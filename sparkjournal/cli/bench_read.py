@@ -50,7 +50,7 @@ from ..spark.reader import JournalReader
 from ..spark.tool_session import tool_session
 from .bench_support import BenchResult, Rounds, bench_log, print_report, work_folder
 
-REPEATS = 5
+REPEATS = 7
 FULL = {"rows": 2_000_000, "small": 1_000}
 QUICK = {"rows": 200_000, "small": 60}
 FLOOR_SOURCE = "sj_bench_ipc"

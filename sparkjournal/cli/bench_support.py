@@ -109,11 +109,16 @@ class Rounds:
     @classmethod
     def run(cls, measures: dict, repeats: int, log=None, label: str = "") -> "Rounds":
         """Runs every {name: measure} (a function returning the measured value)
-        ``repeats`` times, interleaved; logs each round when ``log`` is given."""
+        ``repeats`` times, interleaved; logs each round when ``log`` is given.
+        Each round starts one contender further on (A B C, B C A, C A B, ...), so
+        none always runs right after the same other one and pays for what it
+        left behind (a JVM's garbage, a disk's writeback)."""
         values = {name: [] for name in measures}
+        names = list(measures)
         for round_ in range(repeats):
-            for name, measure in measures.items():
-                values[name].append(measure())
+            shift = round_ % len(names)
+            for name in names[shift:] + names[:shift]:
+                values[name].append(measures[name]())
             if log:
                 log(f"{label} run {round_ + 1}/{repeats}: " +
                     ", ".join(f"{name} {v[-1]:,.1f}" for name, v in values.items()))

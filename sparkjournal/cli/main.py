@@ -99,8 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
     for with_only in (journal, maintenance):
         with_only.add_argument("--only", metavar="TEXT", help="run only the cases whose name "
                                "contains TEXT")
-    read.add_argument("--repeats", type=_positive_int, default=5, help="interleaved rounds per "
-                      "measurement; ratios are medians of per-round ratios (default 5)")
+    read.add_argument("--repeats", type=_positive_int, default=7, help="interleaved rounds per "
+                      "measurement; ratios are medians of per-round ratios (default 7)")
     for spark_bench in (sink, read):
         spark_bench.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
     soak = _command(commands, "soak", "soak:run",
