@@ -12,10 +12,10 @@ import pytest
 
 from sparkjournal import CorruptJournalError, Journal, JournalSink
 from sparkjournal.format import layout
-from sparkjournal.format.codec import CODEC
-from sparkjournal.journal.datafile import read_header
 from sparkjournal.journal.deferred_crc import DEFER_MIN_BODY
 from sparkjournal.journal.lanes import list_lanes
+from sparkjournal.journal.loader import scan_lane
+from sparkjournal.journal.records import LoadReport
 
 OPTIONS = {"fileSize": "1m", "minFiles": 2, "journalType": "NIO"}
 BIG = 100 << 10
@@ -62,20 +62,15 @@ def newest_big_record(lane: str) -> tuple[str, int, int]:
 
 
 def big_records(lane: str) -> list[list[tuple[str, int, int]]]:
-    """Per data file with data, in file order: its big records' (path, offset,
-    body length)."""
-    headers = [(read_header(os.path.join(lane, n)), os.path.join(lane, n))
-               for n in os.listdir(lane) if n.endswith(".sjd")]
-    with_data = []
-    for header, path in sorted(headers, key=lambda found: found[0].file_id):
-        with open(path, "rb") as handle:
-            data = handle.read()
-        scan = CODEC.scan(memoryview(data), layout.FILE_HEADER_SIZE,
-                          layout.file_id32(header.file_id), True)
-        if scan.n:
-            with_data.append([(path, scan.offsets[i], scan.body_lens[i]) for i in range(scan.n)
-                              if scan.body_lens[i] >= DEFER_MIN_BODY])
-    return with_data
+    """Per data file with data, in file id order (the loader's full-check scan):
+    its big records' (path, offset, body length)."""
+    files, _swap, _damaged = scan_lane(lane, LoadReport())
+    try:
+        return [[(f.path, f.scan.offsets[i], f.scan.body_lens[i]) for i in range(f.scan.n)
+                 if f.scan.body_lens[i] >= DEFER_MIN_BODY] for f in files if f.scan.n]
+    finally:
+        for f in files:
+            f.mapped.close()
 
 
 def record_id_at(path: str, offset: int) -> int:

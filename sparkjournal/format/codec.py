@@ -14,6 +14,9 @@ Both modules expose the same API:
       -> (new pos, written)   body i gets id record_ids + i - id_base (an int) or
                               record_ids[i - id_base] (a uint64 buffer)
   scan(buf, start, file_id32, verify_crc=True) -> ScanResult
+  record_crc_ok(buf, pos, body_len) -> bool
+                              does the record at pos (a scan found it, body_len
+                              bytes of body) carry the CRC-32C of its bytes?
   copy_records(buf, pos, file_id32, src, src_offsets, index, types, counts=None)
       -> new pos              compaction's copy: records src_offsets[index[k]] of
                               src (a scanned file) re-encoded at pos as records of

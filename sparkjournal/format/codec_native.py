@@ -11,6 +11,7 @@ from typing import Any
 
 from sparkjournal._sjnative import ffi, lib
 
+from . import layout
 from .batch_args import batch_range, ids_bytes, offsets_bytes
 from .scan_result import ScanResult
 
@@ -99,6 +100,12 @@ def copy_records(buf: Any, pos: int, file_id32: int, src: Any, src_offsets: Any,
                           -2: f"record position {pos} is not 8-byte aligned"}.get(
                               new_pos, "a record index or source record lies outside the source"))
     return new_pos
+
+
+def record_crc_ok(buf: Any, pos: int, body_len: int) -> bool:
+    stored = layout.RECORD_HEADER.unpack_from(buf, pos)[0]
+    with ffi.from_buffer(buf) as view:
+        return lib.sj_crc32c(0, view + pos + 4, layout.RECORD_HEADER_SIZE - 4 + body_len) == stored
 
 
 def scan(buf: Any, start: int, file_id32: int, verify_crc: bool = True) -> ScanResult:

@@ -119,6 +119,16 @@ def copy_records(buf: Any, pos: int, file_id32: int, src: Any, src_offsets: Any,
     return pos
 
 
+def record_crc_ok(buf: Any, pos: int, body_len: int) -> bool:
+    view = memoryview(buf).cast("B")
+    return _crc_matches(view, pos, body_len, _U32.unpack_from(view, pos)[0])
+
+
+def _crc_matches(view: memoryview, pos: int, body_len: int, crc: int) -> bool:
+    """The record CRC covers everything after the CRC field up to the end of the body."""
+    return crc32c(view[pos + 4:pos + _HSIZE + body_len]) == crc
+
+
 def _check(view: memoryview, length: int, pos: int, file_id32: int, verify_crc: bool,
            want_reason: bool) -> tuple[int, str]:
     """(record size, "") for a valid record of this file at pos, else (0, reason).
@@ -134,7 +144,7 @@ def _check(view: memoryview, length: int, pos: int, file_id32: int, verify_crc: 
         return 0, f"body length {body_len} past end of file"
     if not want_reason and fid != file_id32:
         return 0, "other file id"
-    if verify_crc and crc32c(view[pos + 4:pos + _HSIZE + body_len]) != crc:
+    if verify_crc and not _crc_matches(view, pos, body_len, crc):
         return 0, "crc mismatch"
     if fid != file_id32:
         return 0, f"record of file id {fid} (stale)"

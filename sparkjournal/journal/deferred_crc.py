@@ -51,12 +51,6 @@ MAX_CHECKED_NOW = 256         # ... and at most this many other records are chec
 DEFERRABLE_TYPES = frozenset((layout.ADD, layout.UPDATE, layout.ADD_TX, layout.UPDATE_TX))
 
 
-def record_intact(view, offset: int, body_len: int) -> bool:
-    """Does the CRC-32C stored in the record at ``offset`` match its bytes?"""
-    stored = layout.RECORD_HEADER.unpack_from(view, offset)[0]
-    return CODEC.crc32c(view[offset + 4:offset + layout.RECORD_HEADER_SIZE + body_len]) == stored
-
-
 def scan_deferring(files: list) -> None:
     """Scans every LoadedFile of ``files`` (file id order), setting its scan
     and its ``deferred_crc``: {offset: body length} of the records whose CRC
@@ -101,7 +95,7 @@ def _deferrable(file, scan) -> dict[int, int] | None:
     if len(others) > MAX_CHECKED_NOW or sum(deferred.values()) < DEFER_MIN_SHARE * data_bytes:
         return None
     view = file.mapped.view
-    if not all(record_intact(view, offset, body_len) for offset, body_len in others):
+    if not all(CODEC.record_crc_ok(view, offset, body_len) for offset, body_len in others):
         return None
     return deferred
 
@@ -110,7 +104,7 @@ class DeferredChecks:
     """The deferred checks of one snapshot, taken over from its LoadedFiles."""
 
     def __init__(self, files: list):
-        self._pending = {f.file_id: dict(f.deferred_crc) for f in files if f.deferred_crc}
+        self._pending = {f.file_id: f.deferred_crc for f in files if f.deferred_crc}
         self._paths = {f.file_id: f.path for f in files}
 
     def check(self, file_id: int, offset: int, view) -> None:
@@ -119,7 +113,7 @@ class DeferredChecks:
         waiting = self._pending.get(file_id)
         body_len = waiting.get(offset) if waiting else None
         if body_len is not None:
-            if not record_intact(view, offset, body_len):
+            if not CODEC.record_crc_ok(view, offset, body_len):
                 raise self._damage(file_id, offset)     # still pending: a second read fails too
             del waiting[offset]
 
@@ -130,7 +124,7 @@ class DeferredChecks:
         for file_id, waiting in self._pending.items():
             view = view_of(file_id)
             for offset, body_len in sorted(waiting.items()):
-                if not record_intact(view, offset, body_len):
+                if not CODEC.record_crc_ok(view, offset, body_len):
                     raise self._damage(file_id, offset)
                 checked += 1
             waiting.clear()

@@ -81,7 +81,8 @@ class JournalSnapshot:
         self.report = loaded.report
         self._maps = {f.file_id: f.mapped for f in loaded.files}
         self._paths = {f.file_id: f.path for f in loaded.files}
-        self._deferred = DeferredChecks(loaded.files)
+        # None unless the load deferred checks: reading a body then costs nothing more
+        self._deferred = DeferredChecks(loaded.files) if loaded.report.crc_deferred else None
         self.large = LargeStore(directory, create=False)
 
     def records(self):
@@ -137,12 +138,15 @@ class JournalSnapshot:
         """Checks every record whose CRC check the load deferred and no read
         did yet (deferred_crc.py); a reader calls it once it has read all it
         yields. Raises CorruptJournalError; returns how many it checked."""
+        if self._deferred is None:
+            return 0
         return self._deferred.check_rest(lambda file_id: self._map(file_id).view)
 
     def _body(self, record: Record) -> memoryview:
         start = record.offset + layout.RECORD_HEADER_SIZE
         view = self._map(record.file_id).view
-        self._deferred.check(record.file_id, record.offset, view)
+        if self._deferred is not None:
+            self._deferred.check(record.file_id, record.offset, view)
         raw = view[start:start + record.body_len]
         if record.large:
             return self.large.read(raw, verify=self.config.checksum)
