@@ -14,8 +14,8 @@ from cffi import FFI
 
 NATIVE_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(NATIVE_DIR)
-SOURCES = ["sj_crc32c.c", "sj_codec.c", "sj_aio.c", "sj_aio_alone.c", "sj_rawloop.c", "sj_gate.c",
-           "sj_compact.c"]
+SOURCES = ["sj_crc32c.c", "sj_codec.c", "sj_aio.c", "sj_aio_alone.c", "sj_rawloop.c",
+           "sj_group_floor.c", "sj_gate.c", "sj_compact.c"]
 
 
 def _cdef_text() -> str:

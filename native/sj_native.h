@@ -119,6 +119,18 @@ int64_t sj_raw_sync_loop(const char *path, size_t bytes_per_write, size_t writes
 int64_t sj_raw_sync_loop_grouped(const char *path, size_t bytes_per_write, size_t writes,
                                  size_t writes_per_sync, int use_odirect,
                                  double *seconds_out);
+/* The benchmark's group-commit floor (sj_group_floor.c): callers' bytes are
+ * copied into a shared buffer that a flusher thread writes (O_DIRECT, from
+ * offset 0 of an existing zero-filled file of at least capacity bytes,
+ * wrapping) and fdatasyncs, with 1-4 flusher threads (so syncs in flight);
+ * commit returns once a sync covered them: the
+ * caller's sequence number, or -errno. Not the journal. */
+typedef struct sj_group_floor sj_group_floor;
+sj_group_floor *sj_group_floor_open(const char *path, size_t capacity, size_t align,
+                                    int flushers, int *err);
+int64_t sj_group_floor_commit(sj_group_floor *g, const char *data, size_t len);
+int64_t sj_group_floor_syncs(sj_group_floor *g);
+void sj_group_floor_close(sj_group_floor *g);
 /* The commit gate (sj_gate.c): appending threads wait here, without the GIL,
  * for the generation (count of finished flushes) to move past `seen`. */
 typedef struct sj_gate sj_gate;

@@ -263,7 +263,8 @@ def test_bench_journal_quick_prints_a_table_and_writes_json(tmp_path, capsys):
     assert "PASS" in out or "MISS" in out
     rows = json.loads(results.read_text())
     assert {"commit_4k ASYNCIO", "commit_4k NIO", "throughput_64k NIO", "arrow_10k ASYNCIO",
-            "threads_8x1k ASYNCIO", "batch_100b NIO", "load Journal.read"} <= {r["name"] for r in rows}
+            "threads_8x1k ASYNCIO", "threads_8x1k floor, 2 syncs in flight", "batch_100b NIO",
+            "load Journal.read"} <= {r["name"] for r in rows}
     for row in rows:
         assert {"name", "value", "unit", "baseline", "ratio", "target"} <= set(row)
         assert row["value"] > 0

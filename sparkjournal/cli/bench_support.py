@@ -20,7 +20,10 @@ import shutil
 import statistics
 import sys
 import tempfile
+import threading
+import time
 
+from ..config import JournalConfig
 from ..errors import JournalIOError, NativeUnavailableError
 from ..io.files_io import create_zero_filled
 from .device import block_device_of
@@ -82,6 +85,51 @@ def raw_sync_seconds(directory: str, bytes_per_write: int, writes: int, file_siz
         return seconds[0]
     finally:
         os.unlink(path)
+
+
+def group_floor_commits_per_second(directory: str, record: bytes, threads: int, per_thread: int,
+                                   file_size: int, block: int, flushers: int) -> float:
+    """Commits/s of ``threads`` Python threads each committing ``record``
+    ``per_thread`` times through the group-commit floor (sj_group_floor.c),
+    into a fresh zero-filled file of ``file_size`` bytes (removed after),
+    writes padded to ``block`` bytes, buffers of the journal's default bufferSize,
+    ``flushers`` syncs in flight at most."""
+    require_native()
+    path = os.path.join(directory, f".sj-bench-floor-{os.getpid()}.dat")
+    create_zero_filled(path, file_size, b"")
+    error = ffi.new("int *")
+    floor = lib.sj_group_floor_open(path.encode(), JournalConfig.bufferSize, block, flushers,
+                                     error)
+    if floor == ffi.NULL:
+        os.unlink(path)
+        raise JournalIOError(error[0], f"the group-commit floor could not open {path}: "
+                                       f"{os.strerror(error[0])}")
+    failures: list[int] = []
+    gate = threading.Barrier(threads + 1)
+
+    def committer() -> None:
+        gate.wait()
+        for _ in range(per_thread):
+            done = lib.sj_group_floor_commit(floor, record, len(record))
+            if done < 0:
+                failures.append(-done)
+                return
+    try:
+        workers = [threading.Thread(target=committer) for _ in range(threads)]
+        for worker in workers:
+            worker.start()
+        gate.wait()
+        started = time.perf_counter()
+        for worker in workers:
+            worker.join()
+        seconds = time.perf_counter() - started
+    finally:
+        lib.sj_group_floor_close(floor)
+        os.unlink(path)
+    if failures:
+        raise JournalIOError(failures[0], f"the group-commit floor failed on {path}: "
+                                          f"{os.strerror(failures[0])}")
+    return threads * per_thread / seconds
 
 
 def crc_files_seconds(paths: list, clock) -> float:
