@@ -281,6 +281,18 @@ def test_latency_targets_pass_at_or_below_their_bound():
     assert "<= 2x" in table and "<= 100" in table
 
 
+def test_reported_figures_have_no_target_and_are_not_counted_as_met(capsys):
+    from sparkjournal.cli.bench_support import REPORTED, BenchResult, print_report
+    floor = BenchResult("floor", 3.9, "x", 1.0, 0.0, REPORTED)
+    missed = BenchResult("journal", 2.0, "x", 1.0, 4.0, "ratio")
+    assert floor.passed is None and floor.as_json()["target"] is None
+    print_report([missed, floor], None)
+    out = capsys.readouterr().out
+    assert "0 of 1 targets met" in out
+    floor_row = next(line for line in out.splitlines() if line.startswith("floor"))
+    assert "PASS" not in floor_row and "MISS" not in floor_row and floor_row.rstrip().endswith("-")
+
+
 def test_bench_maintenance_quick_compaction_prints_ratios_and_writes_json(tmp_path, capsys):
     results = tmp_path / "bench.json"
     assert main(["bench", "maintenance", "--quick", "--only", "compaction", "--dir", str(tmp_path),

@@ -32,8 +32,9 @@ import pyarrow as pa
 from ..format import layout
 from ..journal.journal import Journal
 from ..journal.batch import ipc_bytes
-from .bench_support import (BenchResult, Rounds, crc_files_seconds, group_floor_commits_per_second,
-                            raw_sync_seconds, require_native, run_cases)
+from .bench_support import (REPORTED, BenchResult, Rounds, crc_files_seconds,
+                            group_floor_commits_per_second, raw_sync_seconds, require_native,
+                            run_cases)
 from .units import human_bytes
 
 REPEATS = 5                  # interleaved rounds per case: single rounds differ by ±10 % here
@@ -198,7 +199,7 @@ def case_threads(bench: Bench) -> list:
     for flushers in (1, 2):
         results.append(BenchResult(
             f"threads_8x1k floor, {flushers} sync{'s' if flushers > 1 else ''} in flight",
-            medians[f"floor {flushers}"], "commits/s", medians["ASYNCIO 1"], 0.0, "ratio",
+            medians[f"floor {flushers}"], "commits/s", medians["ASYNCIO 1"], 0.0, REPORTED,
             "reported, no target: the same 8 Python threads through a minimal C group commit "
             "(native/sj_group_floor.c: no records, no journal state, no Python after the call, "
             "flusher threads that never need the GIL) vs the journal's one ASYNCIO writer: "

@@ -37,7 +37,7 @@ from ..journal.lock import LaneLock
 from ..maintenance.lane_size import lane_bytes
 from ..maintenance.lane_maintenance import page_pass
 from ..spark.tool_session import tool_session
-from .bench_support import BenchResult
+from .bench_support import REPORTED, BenchResult
 
 PAGE_SIZE = 64 << 20
 PAGED_SHARE = 0.9                    # at most this share of a lane's bytes is paged
@@ -115,13 +115,13 @@ def section_paged_read(bench) -> list:
                        if pruned else "every column, with metadata")
                 results.append(BenchResult(
                     f"read {query} of {rows:,} mostly paged events, {how}, vs parquet",
-                    med[name], "rows/s", med["parquet"], target, "ratio",
+                    med[name], "rows/s", med["parquet"], target, "ratio" if target else REPORTED,
                     detail if target else detail + "; reported, no target",
                     rounds.paired(name, "parquet")))
             if make is _aggregate:
                 results.append(BenchResult(
                     f"read {query} of {rows:,} mostly paged events, paged floor, vs parquet",
-                    med[FLOOR], "rows/s", med["parquet"], 0.0, "ratio",
+                    med[FLOOR], "rows/s", med["parquet"], 0.0, REPORTED,
                     f"the same page files by spark.read.parquet, the {tail_rows:,} tail events "
                     f"(key, amount only, decoded beforehand) by the Python floor source: the "
                     f"most a reader whose tail goes through Python can reach; reported, no target",

@@ -48,7 +48,7 @@ from ..spark.datasource import JournalDataSource
 from ..spark.page_read import plan_pages
 from ..spark.reader import JournalReader
 from ..spark.tool_session import tool_session
-from .bench_support import BenchResult, Rounds, bench_log, print_report, work_folder
+from .bench_support import REPORTED, BenchResult, Rounds, bench_log, print_report, work_folder
 
 REPEATS = 7
 FULL = {"rows": 2_000_000, "small": 1_000}
@@ -219,7 +219,7 @@ def _large_batches(spark, journal: str, parquet: str, ipc: str, wide_ipc: str, d
             if pruned:
                 results.append(BenchResult(
                     f"read {query}, {rows:,} events, {READS[name]}, vs parquet (which prunes "
-                    f"too)", med[name], "rows/s", med["parquet"], 0.0, "ratio",
+                    f"too)", med[name], "rows/s", med["parquet"], 0.0, REPORTED,
                     "reported, no target", rounds.paired(name, "parquet")))
     return results
 
@@ -282,13 +282,13 @@ def _catch_up_results(spark, journal: str, parquet: str, schema, rows: int, work
                                     in zip(whole.values[n], triggers[n][1:])) for n in triggers}
     return [BenchResult(f"stream catch-up over {rows:,} events vs file stream source",
                         whole.median("journal"), "rows/s", whole.median("file stream"), 0.0,
-                        "ratio", f"reported, no target; query start and stop: journal "
+                        REPORTED, f"reported, no target; query start and stop: journal "
                         f"{started['journal']:.2f} s, file stream {started['file stream']:.2f} s "
                         f"(a Python source's start includes Spark launching its Python "
                         f"streaming source runner)", whole.paired("journal", "file stream")),
             BenchResult(f"stream catch-up over {rows:,} events, the micro-batch alone "
                         f"(triggerExecution), vs file stream source", batches.median("journal"),
-                        "rows/s", batches.median("file stream"), 0.0, "ratio",
+                        "rows/s", batches.median("file stream"), 0.0, REPORTED,
                         "reported, no target", batches.paired("journal", "file stream"))]
 
 

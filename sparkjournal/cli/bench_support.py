@@ -183,6 +183,9 @@ class Rounds:
         return statistics.median(v / b for v, b in zip(self.values[name], self.values[baseline]))
 
 
+REPORTED = "reported"        # BenchResult.target_of of a figure with no target
+
+
 @dataclasses.dataclass
 class BenchResult:
     name: str
@@ -191,7 +194,8 @@ class BenchResult:
     baseline: float | None       # measured in the same run; None for absolute targets
     target: float
     target_of: str               # "ratio": ratio >= target; "value": value >= target;
-    #                              "max_ratio" / "max_value": at most the target (latencies)
+    #                              "max_ratio" / "max_value": at most the target (latencies);
+    #                              "reported": a figure shown beside the targets, none itself
     detail: str = ""
     paired: float | None = None  # the median of per-round ratios, where rounds pair the two
 
@@ -205,7 +209,14 @@ class BenchResult:
         return self.value / self.baseline if self.baseline else None
 
     @property
-    def passed(self) -> bool:
+    def reported(self) -> bool:
+        return self.target_of == REPORTED
+
+    @property
+    def passed(self) -> bool | None:
+        """Whether the target is met; None for a reported figure (no target)."""
+        if self.reported:
+            return None
         measured = self.ratio if self.target_of in ("ratio", "max_ratio") else self.value
         if measured is None:
             return False
@@ -217,7 +228,7 @@ class BenchResult:
                 "ratio": None if self.ratio is None else round(self.ratio, 4),
                 "ratio_of": "median of per-round ratios" if self.paired is not None
                 else "value / baseline",
-                "target": self.target, "target_of": self.target_of,
+                "target": None if self.reported else self.target, "target_of": self.target_of,
                 "pass": self.passed, "detail": self.detail}
 
 
@@ -231,11 +242,11 @@ def render_table(results: list) -> str:
     rows = [("name", "value", "unit", "baseline", "ratio", "target", "")]
     for r in results:
         bound = "<=" if r.target_of.startswith("max_") else ">="
-        target = (f"{bound} {r.target:g}x" if r.target_of.endswith("ratio")
+        target = ("-" if r.reported else f"{bound} {r.target:g}x" if r.target_of.endswith("ratio")
                   else f"{bound} {_number(r.target)}")
         rows.append((r.name, _number(r.value), r.unit, _number(r.baseline),
                      "-" if r.ratio is None else f"{r.ratio:.2f}", target,
-                     "PASS" if r.passed else "MISS"))
+                     "" if r.reported else "PASS" if r.passed else "MISS"))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = []
     for index, row in enumerate(rows):
@@ -254,7 +265,8 @@ def print_report(results: list, json_path: str | None, footer: str = "") -> None
     for result in results:
         if result.detail:
             print(f"  {result.name}: {result.detail}")
-    print(f"\n{sum(r.passed for r in results)} of {len(results)} targets met{footer}")
+    targets = [r for r in results if not r.reported]
+    print(f"\n{sum(r.passed for r in targets)} of {len(targets)} targets met{footer}")
     if json_path:
         with open(json_path, "w", encoding="utf-8") as handle:
             json.dump([r.as_json() for r in results], handle, indent=2)
