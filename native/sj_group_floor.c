@@ -50,8 +50,9 @@ static void flush_current(sj_group_floor *g) {
     uint64_t ticket = g->next_ticket++;
     pthread_mutex_unlock(&g->mutex);
     int err = 0;
-    if (pwrite(g->fd, data, length, at) != (ssize_t)length)
-        err = errno ? errno : EIO;
+    ssize_t wrote = pwrite(g->fd, data, length, at);
+    if (wrote != (ssize_t)length)
+        err = wrote < 0 ? errno : EIO;             /* a short write: no space */
     else if (fdatasync(g->fd) < 0)
         err = errno;
     pthread_mutex_lock(&g->mutex);
