@@ -293,6 +293,20 @@ def test_reported_figures_have_no_target_and_are_not_counted_as_met(capsys):
     assert "PASS" not in floor_row and "MISS" not in floor_row and floor_row.rstrip().endswith("-")
 
 
+def test_threads_seconds_raises_a_thread_error_after_every_thread_ended():
+    from sparkjournal.cli.bench_support import threads_seconds
+    ended = []
+
+    def work(index):
+        ended.append(index)
+        if index == 2:
+            raise OSError(28, "no space left")
+    with pytest.raises(OSError, match="no space left"):
+        threads_seconds(4, work)
+    assert sorted(ended) == [0, 1, 2, 3]
+    assert threads_seconds(3, lambda index: None) >= 0
+
+
 def test_bench_maintenance_quick_compaction_prints_ratios_and_writes_json(tmp_path, capsys):
     results = tmp_path / "bench.json"
     assert main(["bench", "maintenance", "--quick", "--only", "compaction", "--dir", str(tmp_path),

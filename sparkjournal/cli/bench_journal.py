@@ -24,7 +24,6 @@ import math
 import os
 import shutil
 import tempfile
-import threading
 import time
 
 import pyarrow as pa
@@ -34,7 +33,7 @@ from ..journal.journal import Journal
 from ..journal.batch import ipc_bytes
 from .bench_support import (REPORTED, BenchResult, Rounds, crc_files_seconds,
                             group_floor_commits_per_second, raw_sync_seconds, require_native,
-                            run_cases)
+                            run_cases, threads_seconds)
 from .units import human_bytes
 
 REPEATS = 5                  # interleaved rounds per case: single rounds differ by ±10 % here
@@ -71,14 +70,9 @@ class Bench:
         journal.close()
         shutil.rmtree(journal.directory)
 
-    def interleaved(self, label: str, runs: dict) -> dict:
-        """Runs every {name: function} REPEATS times, interleaved; {name: median}."""
-        self.rounds = Rounds.run(runs, REPEATS, self.log, label)
-        return self.rounds.medians()
-
-    def paired(self, name: str, baseline: str) -> float:
-        """The median over the last ``interleaved`` call's rounds of name / baseline."""
-        return self.rounds.paired(name, baseline)
+    def interleaved(self, label: str, runs: dict) -> Rounds:
+        """Runs every {name: function} REPEATS times, interleaved."""
+        return Rounds.run(runs, REPEATS, self.log, label)
 
 
 # --- durable single-record commits, one writer ------------------------------------------------
@@ -100,10 +94,10 @@ def case_commit_4k(bench: Bench) -> list:
     runs = {"raw": lambda: count / raw_sync_seconds(bench.directory, per_sync, count, size)}
     for backend in BACKENDS:
         runs[backend] = lambda b=backend: count / timed_commits(bench, b, body, count, size)
-    medians = bench.interleaved("commit_4k (commits/s)", runs)
-    return [BenchResult(f"commit_4k {b}", medians[b], "commits/s", medians["raw"], 0.85, "ratio",
-                        f"{count} durable 4 KiB commits, one writer; raw: O_DIRECT pwrite+fdatasync "
-                        f"of {per_sync} B per sync", bench.paired(b, "raw")) for b in BACKENDS]
+    rounds = bench.interleaved("commit_4k (commits/s)", runs)
+    return [rounds.result(f"commit_4k {b}", b, "raw", "commits/s", 0.85, detail=(
+        f"{count} durable 4 KiB commits, one writer; raw: O_DIRECT pwrite+fdatasync of {per_sync} B "
+        f"per sync")) for b in BACKENDS]
 
 
 def case_throughput_64k(bench: Bench) -> list:
@@ -113,10 +107,10 @@ def case_throughput_64k(bench: Bench) -> list:
     runs = {"raw": lambda: count * per_sync / raw_sync_seconds(bench.directory, per_sync, count, size) / 1e6}
     for backend in BACKENDS:
         runs[backend] = lambda b=backend: count * len(body) / timed_commits(bench, b, body, count, size) / 1e6
-    medians = bench.interleaved("throughput_64k (MB/s)", runs)
-    return [BenchResult(f"throughput_64k {b}", medians[b], "MB/s", medians["raw"], 0.80, "ratio",
-                        f"{count} records of 64 KiB, one sync each (payload MB/s); raw: "
-                        f"{per_sync} B per sync", bench.paired(b, "raw")) for b in BACKENDS]
+    rounds = bench.interleaved("throughput_64k (MB/s)", runs)
+    return [rounds.result(f"throughput_64k {b}", b, "raw", "MB/s", 0.80, detail=(
+        f"{count} records of 64 KiB, one sync each (payload MB/s); raw: {per_sync} B per sync"))
+        for b in BACKENDS]
 
 
 def event_batch(rows: int) -> pa.RecordBatch:
@@ -151,12 +145,11 @@ def case_arrow_batches(bench: Bench) -> list:
         bench.directory, per_sync, count, layout.align_up(count * per_sync, MIB)) / 1e6}
     for backend in BACKENDS:
         runs[backend] = lambda b=backend: journal_run(b)
-    medians = bench.interleaved("arrow_10k (MB/s)", runs)
-    return [BenchResult(f"arrow_10k {b}", medians[b], "MB/s", medians["raw"], 0.80, "ratio",
-                        f"{count} Arrow batches of 10k events ({human_bytes(ipc_len)} IPC each, a "
-                        f"record larger than the write buffer), one durable append_batch each; raw: "
-                        f"{per_sync} B per sync", bench.paired(b, "raw"))
-            for b in BACKENDS]
+    rounds = bench.interleaved("arrow_10k (MB/s)", runs)
+    return [rounds.result(f"arrow_10k {b}", b, "raw", "MB/s", 0.80, detail=(
+        f"{count} Arrow batches of 10k events ({human_bytes(ipc_len)} IPC each, a record larger "
+        f"than the write buffer), one durable append_batch each; raw: {per_sync} B per sync"))
+        for b in BACKENDS]
 
 
 # --- group commit: 8 threads against one writer -----------------------------------------------
@@ -166,21 +159,13 @@ def case_threads(bench: Bench) -> list:
 
     def many(backend: str) -> float:
         journal = bench.journal(backend, fileSize=size, minFiles=1)
-        gate = threading.Barrier(threads + 1)
 
-        def writer(first: int) -> None:
-            gate.wait()
+        def writer(index: int) -> None:
+            first = 1 + index * per_thread
             for record_id in range(first, first + per_thread):
                 journal.append_add(record_id, body, sync=True)
         try:
-            workers = [threading.Thread(target=writer, args=(1 + t * per_thread,)) for t in range(threads)]
-            for worker in workers:
-                worker.start()
-            gate.wait()
-            started = clock()
-            for worker in workers:
-                worker.join()
-            return threads * per_thread / (clock() - started)
+            return threads * per_thread / threads_seconds(threads, writer)
         finally:
             bench.discard(journal)
 
@@ -192,21 +177,19 @@ def case_threads(bench: Bench) -> list:
     for flushers in (1, 2):
         runs[f"floor {flushers}"] = lambda f=flushers: group_floor_commits_per_second(
             bench.directory, record, threads, per_thread, size, BLOCK, f)
-    medians = bench.interleaved("threads_8x1k (commits/s)", runs)
-    results = [BenchResult(f"threads_8x1k {b}", medians[f"{b} 8"], "commits/s", medians[f"{b} 1"], 4.0,
-                           "ratio", f"8 threads x {per_thread} durable 1 KiB commits vs one writer "
-                           f"({one} commits)", bench.paired(f"{b} 8", f"{b} 1")) for b in BACKENDS]
+    rounds = bench.interleaved("threads_8x1k (commits/s)", runs)
+    results = [rounds.result(f"threads_8x1k {b}", f"{b} 8", f"{b} 1", "commits/s", 4.0, detail=(
+        f"8 threads x {per_thread} durable 1 KiB commits vs one writer ({one} commits)"))
+        for b in BACKENDS]
     for flushers in (1, 2):
-        results.append(BenchResult(
+        results.append(rounds.result(
             f"threads_8x1k floor, {flushers} sync{'s' if flushers > 1 else ''} in flight",
-            medians[f"floor {flushers}"], "commits/s", medians["ASYNCIO 1"], 0.0, REPORTED,
-            "reported, no target: the same 8 Python threads through a minimal C group commit "
-            "(native/sj_group_floor.c: no records, no journal state, no Python after the call, "
-            "flusher threads that never need the GIL) vs the journal's one ASYNCIO writer: "
-            "what the 4x target can get from Python threads on this machine",
-            bench.paired(f"floor {flushers}", "ASYNCIO 1")))
+            f"floor {flushers}", "ASYNCIO 1", "commits/s", 0.0, REPORTED,
+            "the same 8 Python threads through a minimal C group commit (native/sj_group_floor.c: "
+            "no records, no journal state, no Python after the call, flusher threads that never "
+            "need the GIL) vs the journal's one ASYNCIO writer: what the 4x target can get from "
+            "Python threads on this machine"))
     return results
-
 
 
 # --- the batch call -----------------------------------------------------------------------------
@@ -228,8 +211,8 @@ def case_batch_100b(bench: Bench) -> list:
         finally:
             bench.discard(journal)
 
-    medians = bench.interleaved("batch_100b (records/s)", {b: (lambda b=b: run(b)) for b in BACKENDS})
-    return [BenchResult(f"batch_100b {b}", medians[b], "records/s", None, 2_000_000, "value",
+    rounds = bench.interleaved("batch_100b (records/s)", {b: (lambda b=b: run(b)) for b in BACKENDS})
+    return [BenchResult(f"batch_100b {b}", rounds.median(b), "records/s", None, 2_000_000, "value",
                         f"append_batch of a pyarrow binary array of {count:,} 100-byte bodies, then "
                         f"flush; {files} data files of 64 MiB pre-created") for b in BACKENDS]
 
@@ -260,9 +243,10 @@ def case_load(bench: Bench) -> list:
             raise AssertionError(f"the benchmark journal loaded {loaded} records, wrote {count}")
         return total / elapsed / 1e9
 
-    medians = bench.interleaved("load (GB/s)", {"crc32c": lambda: total / crc_files_seconds(paths, clock) / 1e9,
-                                                "Journal.read": load_run})
+    rounds = bench.interleaved("load (GB/s)", {"crc32c": lambda: total / crc_files_seconds(paths, clock) / 1e9,
+                                               "Journal.read": load_run})
     shutil.rmtree(lane)
+    medians = rounds.medians()
     return [BenchResult("load Journal.read", medians["Journal.read"], "GB/s", medians["crc32c"], 1.0, "value",
                         f"{human_bytes(total)} in {len(paths)} files of 10 MiB, {count} records of "
                         f"64 KiB, from the page cache; baseline: mmap + CRC-32C of the same files")]

@@ -37,7 +37,7 @@ from ..journal.lock import LaneLock
 from ..maintenance.lane_size import lane_bytes
 from ..maintenance.lane_maintenance import page_pass
 from ..spark.tool_session import tool_session
-from .bench_support import REPORTED, BenchResult
+from .bench_support import REPORTED
 
 PAGE_SIZE = 64 << 20
 PAGED_SHARE = 0.9                    # at most this share of a lane's bytes is paged
@@ -101,8 +101,8 @@ def section_paged_read(bench) -> list:
                   FLOOR: floor,
                   "parquet": spark.read.parquet(parquet)}
         results = []
-        for query, make, target in (("groupBy(key).agg(sum)", _aggregate, 0.8),
-                                    ("full scan", _scan, 0.0)):
+        for query, make, target, target_of in (("groupBy(key).agg(sum)", _aggregate, 0.8, "ratio"),
+                                               ("full scan", _scan, 0.0, REPORTED)):
             names = [n for n in frames if make is _aggregate or n not in AGGREGATION_ONLY]
             rounds = _rounds({n: make(frames[n]) for n in names}, rows, bench.log, query)
             med = rounds.medians()
@@ -113,19 +113,16 @@ def section_paged_read(bench) -> list:
                 pruned = name == PRUNED
                 how = ("only the columns it uses (columns=[key, amount]), as parquet reads"
                        if pruned else "every column, with metadata")
-                results.append(BenchResult(
-                    f"read {query} of {rows:,} mostly paged events, {how}, vs parquet",
-                    med[name], "rows/s", med["parquet"], target, "ratio" if target else REPORTED,
-                    detail if target else detail + "; reported, no target",
-                    rounds.paired(name, "parquet")))
+                results.append(rounds.result(
+                    f"read {query} of {rows:,} mostly paged events, {how}, vs parquet", name,
+                    "parquet", "rows/s", target, target_of, detail))
             if make is _aggregate:
-                results.append(BenchResult(
-                    f"read {query} of {rows:,} mostly paged events, paged floor, vs parquet",
-                    med[FLOOR], "rows/s", med["parquet"], 0.0, REPORTED,
+                results.append(rounds.result(
+                    f"read {query} of {rows:,} mostly paged events, paged floor, vs parquet", FLOOR,
+                    "parquet", "rows/s", 0.0, REPORTED,
                     f"the same page files by spark.read.parquet, the {tail_rows:,} tail events "
                     f"(key, amount only, decoded beforehand) by the Python floor source: the "
-                    f"most a reader whose tail goes through Python can reach; reported, no target",
-                    rounds.paired(FLOOR, "parquet")))
+                    f"most a reader whose tail goes through Python can reach"))
         return results
     finally:
         spark.stop()

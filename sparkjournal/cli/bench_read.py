@@ -172,8 +172,7 @@ def _aggregate_vs(frames: dict, rows, log, label: str, title: str, target: float
     """The aggregation over {ours: frame, baseline: frame}: ours against the baseline."""
     ours, baseline = list(frames)
     rounds = _rounds({n: _aggregate(f) for n, f in frames.items()}, rows, log, label, repeats)
-    return BenchResult(title, rounds.median(ours), "rows/s", rounds.median(baseline), target,
-                       "ratio", note, rounds.paired(ours, baseline))
+    return rounds.result(title, ours, baseline, "rows/s", target, detail=note)
 
 
 READS = {"journal": "with metadata columns", "journal events": "event columns only (user schema)",
@@ -199,28 +198,25 @@ def _large_batches(spark, journal: str, parquet: str, ipc: str, wide_ipc: str, d
     for query, make in (("full scan", _scan), ("groupBy(key).agg(sum)", _aggregate)):
         names = [n for n in frames if query == "groupBy(key).agg(sum)" or "amount" not in n]
         rounds = _rounds({n: make(frames[n]) for n in names}, rows, log, query, repeats)
-        med = rounds.medians()
         for name in (n for n in names if n.startswith("journal")):
             pruned = "amount" in name
             note = ("the floor cannot prune: it converts all 5 columns; " if pruned else
                     "the floor's 5 columns; " if name == "journal events" else "")
-            versus = f"parquet {med['parquet']:,.0f} rows/s (journal/parquet " \
+            versus = f"parquet {rounds.median('parquet'):,.0f} rows/s (journal/parquet " \
                      f"{rounds.paired(name, 'parquet'):.2f})"
-            results.append(BenchResult(
-                f"read {query}, {rows:,} events, {READS[name]}, vs python floor", med[name],
-                "rows/s", med[FLOOR], 0.9, "ratio", f"{note}{versus}", rounds.paired(name, FLOOR)))
+            results.append(rounds.result(
+                f"read {query}, {rows:,} events, {READS[name]}, vs python floor", name, FLOOR,
+                "rows/s", 0.9, detail=f"{note}{versus}"))
             if name == "journal":
-                results.append(BenchResult(
+                results.append(rounds.result(
                     f"read {query}, {rows:,} events, {READS[name]}, vs python floor of the same "
-                    f"11 columns", med[name], "rows/s", med[WIDE_FLOOR], 0.9, "ratio",
-                    "the floor source over IPC files of this read's own output (events and "
-                    "metadata), so both hand Spark the same columns",
-                    rounds.paired(name, WIDE_FLOOR)))
+                    f"11 columns", name, WIDE_FLOOR, "rows/s", 0.9, detail=(
+                        "the floor source over IPC files of this read's own output (events and "
+                        "metadata), so both hand Spark the same columns")))
             if pruned:
-                results.append(BenchResult(
+                results.append(rounds.result(
                     f"read {query}, {rows:,} events, {READS[name]}, vs parquet (which prunes "
-                    f"too)", med[name], "rows/s", med["parquet"], 0.0, REPORTED,
-                    "reported, no target", rounds.paired(name, "parquet")))
+                    f"too)", name, "parquet", "rows/s", 0.0, REPORTED))
     return results
 
 
@@ -280,16 +276,14 @@ def _catch_up_results(spark, journal: str, parquet: str, schema, rows: int, work
     batches = Rounds({n: [rows / seconds for seconds in t[1:]] for n, t in triggers.items()})
     started = {n: statistics.median(rows / rate - seconds for rate, seconds
                                     in zip(whole.values[n], triggers[n][1:])) for n in triggers}
-    return [BenchResult(f"stream catch-up over {rows:,} events vs file stream source",
-                        whole.median("journal"), "rows/s", whole.median("file stream"), 0.0,
-                        REPORTED, f"reported, no target; query start and stop: journal "
-                        f"{started['journal']:.2f} s, file stream {started['file stream']:.2f} s "
-                        f"(a Python source's start includes Spark launching its Python "
-                        f"streaming source runner)", whole.paired("journal", "file stream")),
-            BenchResult(f"stream catch-up over {rows:,} events, the micro-batch alone "
-                        f"(triggerExecution), vs file stream source", batches.median("journal"),
-                        "rows/s", batches.median("file stream"), 0.0, REPORTED,
-                        "reported, no target", batches.paired("journal", "file stream"))]
+    return [whole.result(f"stream catch-up over {rows:,} events vs file stream source", "journal",
+                         "file stream", "rows/s", 0.0, REPORTED,
+                         f"query start and stop: journal {started['journal']:.2f} s, file stream "
+                         f"{started['file stream']:.2f} s (a Python source's start includes Spark "
+                         f"launching its Python streaming source runner)"),
+            batches.result(f"stream catch-up over {rows:,} events, the micro-batch alone "
+                           f"(triggerExecution), vs file stream source", "journal", "file stream",
+                           "rows/s", 0.0, REPORTED)]
 
 
 def run(args) -> int:

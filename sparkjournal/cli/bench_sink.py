@@ -28,7 +28,7 @@ import shutil
 import statistics
 import time
 
-from .bench_support import BenchResult, Rounds, bench_log, print_report, work_folder
+from .bench_support import Rounds, bench_log, print_report, work_folder
 from ..spark.tool_session import tool_session
 
 REPEATS = 3
@@ -134,29 +134,26 @@ def run(args) -> int:
                     log(f"{rows} rows/batch, {contender}: {rate:,.0f} rows/s, median batch "
                         f"{statistics.median(millis):.0f} ms ({time.monotonic() - started:.0f} s)")
             rounds = Rounds(rates)
-            med = rounds.medians()
             label = f"{rows // 1000}k" if rows < 1_000_000 else f"{rows // 1_000_000}M"
             if rows >= 100_000:
-                results.append(BenchResult(f"sink {label} rows/batch vs arrow floor", med["journal"],
-                                           "rows/s", med["arrow_floor"], 0.9, "ratio",
-                                           paired=rounds.paired("journal", "arrow_floor")))
-                results.append(BenchResult(f"sink {label} rows/batch vs parquet sink", med["journal"],
-                                           "rows/s", med["parquet"], 1.3, "ratio",
-                                           f"noop floor {med['noop']:,.0f} rows/s",
-                                           rounds.paired("journal", "parquet")))
+                results.append(rounds.result(f"sink {label} rows/batch vs arrow floor", "journal",
+                                             "arrow_floor", "rows/s", 0.9))
+                results.append(rounds.result(f"sink {label} rows/batch vs parquet sink", "journal",
+                                             "parquet", "rows/s", 1.3,
+                                             detail=f"noop floor {rounds.median('noop'):,.0f} rows/s"))
             else:
                 per_second = Rounds({c: [1e3 / ms for ms in v] for c, v in batch_ms.items()})
                 parquet_ms = statistics.median(batch_ms["parquet"])
                 for contender, how in (("journal", "tasks write"),
                                        ("journal_driver", f"smallBatchRows={SMALL_BATCH_ROWS}")):
                     journal_ms = statistics.median(batch_ms[contender])
-                    results.append(BenchResult(
-                        f"sink {label} rows/batch, {how}: batches/s vs parquet", 1e3 / journal_ms,
-                        "batches/s", 1e3 / parquet_ms, 1.0, "ratio",
-                        f"journal {journal_ms:.0f} ms/batch ({_breakdown(sinks[contender])}); "
-                        f"parquet {parquet_ms:.0f} ms; noop {statistics.median(batch_ms['noop']):.0f} "
-                        f"ms; arrow floor {statistics.median(batch_ms['arrow_floor']):.0f} ms",
-                        per_second.paired(contender, "parquet")))
+                    results.append(per_second.result(
+                        f"sink {label} rows/batch, {how}: batches/s vs parquet", contender,
+                        "parquet", "batches/s", 1.0, detail=(
+                            f"journal {journal_ms:.0f} ms/batch ({_breakdown(sinks[contender])}); "
+                            f"parquet {parquet_ms:.0f} ms; noop "
+                            f"{statistics.median(batch_ms['noop']):.0f} ms; arrow floor "
+                            f"{statistics.median(batch_ms['arrow_floor']):.0f} ms")))
     finally:
         spark.stop()
         shutil.rmtree(work, ignore_errors=True)

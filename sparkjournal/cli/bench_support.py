@@ -104,32 +104,43 @@ def group_floor_commits_per_second(directory: str, record: bytes, threads: int, 
         os.unlink(path)
         raise JournalIOError(error[0], f"the group-commit floor could not open {path}: "
                                        f"{os.strerror(error[0])}")
-    failures: list[int] = []
-    gate = threading.Barrier(threads + 1)
 
-    def committer() -> None:
-        gate.wait()
+    def committer(_index: int) -> None:
         for _ in range(per_thread):
             done = lib.sj_group_floor_commit(floor, record, len(record))
             if done < 0:
-                failures.append(-done)
-                return
+                raise JournalIOError(-done, f"the group-commit floor failed on {path}: "
+                                            f"{os.strerror(-done)}")
     try:
-        workers = [threading.Thread(target=committer) for _ in range(threads)]
-        for worker in workers:
-            worker.start()
-        gate.wait()
-        started = time.perf_counter()
-        for worker in workers:
-            worker.join()
-        seconds = time.perf_counter() - started
+        return threads * per_thread / threads_seconds(threads, committer)
     finally:
         lib.sj_group_floor_close(floor)
         os.unlink(path)
-    if failures:
-        raise JournalIOError(failures[0], f"the group-commit floor failed on {path}: "
-                                          f"{os.strerror(failures[0])}")
-    return threads * per_thread / seconds
+
+
+def threads_seconds(threads: int, work) -> float:
+    """Seconds from the moment ``threads`` threads, each running ``work(its
+    index)``, are released together until the last one ends; the first error
+    any of them raised is raised here (after all ended)."""
+    gate, errors = threading.Barrier(threads + 1), []
+
+    def run(index: int) -> None:
+        gate.wait()
+        try:
+            work(index)
+        except BaseException as error:  # noqa: BLE001 - raised in the caller's thread below
+            errors.append(error)
+    workers = [threading.Thread(target=run, args=(index,)) for index in range(threads)]
+    for worker in workers:
+        worker.start()
+    gate.wait()
+    started = time.perf_counter()
+    for worker in workers:
+        worker.join()
+    seconds = time.perf_counter() - started
+    if errors:
+        raise errors[0]
+    return seconds
 
 
 def crc_files_seconds(paths: list, clock) -> float:
@@ -181,6 +192,12 @@ class Rounds:
     def paired(self, name: str, baseline: str) -> float:
         """The median over the rounds of name's value / baseline's value."""
         return statistics.median(v / b for v, b in zip(self.values[name], self.values[baseline]))
+
+    def result(self, title: str, name: str, baseline: str, unit: str, target: float,
+               target_of: str = "ratio", detail: str = "") -> "BenchResult":
+        """The row of ``name`` against ``baseline``: their medians and the paired ratio."""
+        return BenchResult(title, self.median(name), unit, self.median(baseline), target, target_of,
+                           detail, self.paired(name, baseline))
 
 
 REPORTED = "reported"        # BenchResult.target_of of a figure with no target

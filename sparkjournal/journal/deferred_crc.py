@@ -103,9 +103,9 @@ def _deferrable(file, scan) -> dict[int, int] | None:
 class DeferredChecks:
     """The deferred checks of one snapshot, taken over from its LoadedFiles."""
 
-    def __init__(self, files: list):
+    def __init__(self, files: list, paths: dict[int, str]):
         self._pending = {f.file_id: f.deferred_crc for f in files if f.deferred_crc}
-        self._paths = {f.file_id: f.path for f in files}
+        self._paths = paths                      # {file id: path}, the snapshot's
 
     def check(self, file_id: int, offset: int, view) -> None:
         """Verifies the record at ``offset`` of the file (``view``: its bytes)

@@ -82,7 +82,8 @@ class JournalSnapshot:
         self._maps = {f.file_id: f.mapped for f in loaded.files}
         self._paths = {f.file_id: f.path for f in loaded.files}
         # None unless the load deferred checks: reading a body then costs nothing more
-        self._deferred = DeferredChecks(loaded.files) if loaded.report.crc_deferred else None
+        self._deferred = (DeferredChecks(loaded.files, self._paths) if loaded.report.crc_deferred
+                          else None)
         self.large = LargeStore(directory, create=False)
 
     def records(self):
