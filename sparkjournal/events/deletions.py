@@ -184,13 +184,12 @@ def rewrite_body(body, deleted: set) -> bytes | None:
     """An events record body (event_records.py) with the ``deleted`` original
     positions dropped (``without_rows``), its schema metadata (query, batch,
     column stats: still valid bounds) kept; None if no row is left."""
-    from .event_records import open_body
-    reader, _query, _batch = open_body(body)
-    batch = reader.read_next_batch()
+    from .event_records import read_body
+    batch = read_body(body)[0]
     kept = without_rows(batch, deleted)
     if not kept.num_rows:
         return None
-    kept = kept.replace_schema_metadata(reader.schema.metadata)
+    kept = kept.replace_schema_metadata(batch.schema.metadata)
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, kept.schema) as writer:
         writer.write_batch(kept)

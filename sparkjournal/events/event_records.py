@@ -9,6 +9,8 @@ big for it still works, through the large-record path.
 """
 from __future__ import annotations
 
+import struct
+
 import pyarrow as pa
 
 from ..format import layout
@@ -18,6 +20,8 @@ EVENTS = 1
 META_QUERY = b"sparkjournal.query"
 META_BATCH = b"sparkjournal.batch"
 IPC_OVERHEAD = 4096          # schema message, framing and padding per record, generously
+_CONTINUATION = 0xFFFFFFFF
+_MESSAGE_PREFIX = struct.Struct("<Ii")   # continuation marker, metadata length
 
 
 def tag(batch: pa.RecordBatch, query: str, batch_id: int) -> pa.RecordBatch:
@@ -43,18 +47,30 @@ def pieces(batch: pa.RecordBatch, max_body: int):
         yield batch.slice(start, step)
 
 
-def open_body(body) -> tuple[pa.RecordBatchStreamReader, str | None, int | None]:
-    """(a reader positioned at the batch, query, batch id) of an EVENTS body:
-    the schema and its metadata are parsed, the rows not yet touched."""
-    reader = pa.ipc.open_stream(pa.py_buffer(body))
-    metadata = reader.schema.metadata or {}
-    query = metadata.get(META_QUERY)
-    batch_id = metadata.get(META_BATCH)
-    return (reader, query.decode() if query else None,
+def split_body(body) -> tuple[pa.Schema, pa.ipc.Message]:
+    """(the stored schema, with the record's metadata; the batch message, not
+    yet decoded) of an EVENTS body. Reads the two IPC messages where they lie:
+    no stream reader per record (it cost ~3x as much at 2,000 rows per record).
+    Raises pyarrow.ArrowInvalid for a body that is not an IPC stream."""
+    buffer = pa.py_buffer(body)
+    if buffer.size < _MESSAGE_PREFIX.size:
+        raise pa.ArrowInvalid(f"an events body of {buffer.size} bytes is not an Arrow IPC stream")
+    marker, length = _MESSAGE_PREFIX.unpack_from(buffer, 0)
+    # the stream format since Arrow 0.15: a continuation marker, then the length
+    end = _MESSAGE_PREFIX.size + length if marker == _CONTINUATION else 4 + marker
+    schema = pa.ipc.read_schema(pa.ipc.read_message(buffer))
+    return schema, pa.ipc.read_message(buffer.slice(end))
+
+
+def batch_of(schema: pa.Schema) -> tuple[str | None, int | None]:
+    """(query, batch id) a record's stored schema names (None: an untagged body)."""
+    metadata = schema.metadata or {}
+    query, batch_id = metadata.get(META_QUERY), metadata.get(META_BATCH)
+    return (query.decode() if query else None,
             int(batch_id) if batch_id is not None else None)
 
 
 def read_body(body) -> tuple[pa.RecordBatch, str | None, int | None]:
     """(batch, query, batch id) of an EVENTS body; zero-copy over ``body``."""
-    reader, query, batch_id = open_body(body)
-    return reader.read_next_batch(), query, batch_id
+    schema, message = split_body(body)
+    return (pa.ipc.read_record_batch(message, schema),) + batch_of(schema)

@@ -111,18 +111,20 @@ def event_batch(record, log_, deletions, events_schema: pa.Schema, host: str | N
     (default: ``events_schema`` plus the metadata columns); None when none is
     left or ``predicate`` rules the record out."""
     output = output or ReadColumns(events_schema)
-    reader, query, batch_id = event_records.open_body(record.body)
+    stored, message = event_records.split_body(record.body)
     metadata = {}
     if predicate or output.metadata:
+        query, batch_id = event_records.batch_of(stored)
         decision = log_.decision(query, batch_id) if query is not None else None
         committed = (datetime.datetime.fromtimestamp(decision.committed_at_ms / 1e3,
                                                      datetime.timezone.utc)
                      if decision else None)
         metadata = dict(zip(RECORD_METADATA, (batch_id, committed, host, lane, record.record_id)))
-    if predicate and not predicate.may_match(metadata, read_stats(reader.schema.metadata),
+    if predicate and not predicate.may_match(metadata, read_stats(stored.metadata),
                                              events_schema):
         return None
-    batch = deletions.apply(reader.read_next_batch(), record.record_id)
+    batch = deletions.apply(pa.ipc.read_record_batch(message, output.read_schema(stored)),
+                            record.record_id)
     return output.batch(batch, metadata) if batch is not None else None
 
 

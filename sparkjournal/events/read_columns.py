@@ -72,15 +72,36 @@ class ReadColumns:
                                          f"{describe(full_schema(events_schema))}")
         self.metadata = [name for name in self.schema.names if name in RECORD_METADATA]
         self._constants: dict[str, tuple[object, pa.Array]] = {}
-        self._planned: tuple[pa.Schema, list] | None = None
+        self._planned: tuple[pa.Schema, list, list | None] | None = None
+        self._read: tuple[pa.Schema, pa.Schema] | None = None
+
+    def read_schema(self, stored: pa.Schema) -> pa.Schema:
+        """The schema to decode a record stored as ``stored`` with: its own
+        fields, except that each one this read yields under the same name and
+        layout is decoded as the output's field (a timestamp of the writer's
+        session zone as UTC: the same instants), so ``batch`` passes it on
+        untouched. Kept for the next record of the same schema."""
+        if self._read is None or not stored.equals(self._read[0]):
+            fields = []
+            for field in stored:
+                index = self.schema.get_field_index(field.name)
+                asked = self.schema.field(index) if index >= 0 else None
+                same_layout = asked is not None and field.name not in METADATA.names and (
+                    asked.type == field.type or _same_instants(field.type, asked.type))
+                fields.append(asked if same_layout else field)
+            self._read = (stored, pa.schema(fields))
+        return self._read[1]
 
     def batch(self, batch: pa.RecordBatch, metadata: dict) -> pa.RecordBatch:
         """``batch`` (one stored record's rows, deleted ones dropped) as exactly
         ``schema``; ``metadata``: the RECORD_METADATA values of the record (only
         read when a metadata column is asked)."""
+        plan, picked = self._plan_for(batch.schema)
+        if picked is not None:
+            return batch.select(picked)               # the record's own arrays, no copy
         rows = batch.num_rows
         columns = []
-        for kind, arg, type_ in self._plan_for(batch.schema):
+        for kind, arg, type_ in plan:
             if kind is _COLUMN:
                 column = batch.column(arg)
                 columns.append(column if type_ is None else _as(column, type_))
@@ -92,10 +113,12 @@ class ReadColumns:
                 columns.append(pa.nulls(rows, type_))         # a column the record predates
         return pa.RecordBatch.from_arrays(columns, schema=self.schema)
 
-    def _plan_for(self, stored: pa.Schema) -> list[tuple]:
+    def _plan_for(self, stored: pa.Schema) -> tuple[list[tuple], list[int] | None]:
         """How each output column is made from a record of schema ``stored``:
-        (kind, argument, type), kept for the next record of the same schema
-        (metadata aside: a lane's records differ only in theirs)."""
+        (kind, argument, type), and the stored columns to pick when every
+        output column is one of them, as is (else None); kept for the next
+        record of the same schema (metadata aside: a lane's records differ
+        only in theirs)."""
         if self._planned is None or not stored.equals(self._planned[0]):
             names, plan = stored.names, []
             for field in self.schema:
@@ -105,12 +128,15 @@ class ReadColumns:
                     plan.append((_METADATA, field.name, field.type))
                 elif field.name in names:
                     index = names.index(field.name)
-                    same = stored.field(index).type == field.type
+                    stored_field = stored.field(index)
+                    same = stored_field.type == field.type
                     plan.append((_COLUMN, index, None if same else field.type))
                 else:
                     plan.append((_NULLS, None, field.type))
-            self._planned = (stored, plan)
-        return self._planned[1]
+            as_is = all(kind is _COLUMN and type_ is None and stored.field(arg) == field
+                        for (kind, arg, type_), field in zip(plan, self.schema))
+            self._planned = (stored, plan, [arg for _kind, arg, _type in plan] if as_is else None)
+        return self._planned[1], self._planned[2]
 
     def _constant(self, name: str, value, type_: pa.DataType, rows: int) -> pa.Array:
         """``value`` repeated ``rows`` times: a slice of the last one built for
@@ -122,11 +148,16 @@ class ReadColumns:
         return found[1].slice(0, rows)
 
 
+def _same_instants(stored: pa.DataType, asked: pa.DataType) -> bool:
+    """Timestamps of one unit in two zones: the same stored values."""
+    return pa.types.is_timestamp(stored) and pa.types.is_timestamp(asked) \
+        and stored.unit == asked.unit
+
+
 def _as(column: pa.Array, type_: pa.DataType) -> pa.Array:
     """The column as ``type_``: a zero-copy view for a timestamp of another time
     zone (the same instants: records keep the writer's session zone, readers
     get UTC), else a cast."""
-    if pa.types.is_timestamp(column.type) and pa.types.is_timestamp(type_) \
-            and column.type.unit == type_.unit:
+    if _same_instants(column.type, type_):
         return column.view(type_)
     return column.cast(type_)

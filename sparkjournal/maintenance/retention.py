@@ -67,7 +67,7 @@ def expired_records(lane: str, node: str | None, log_uri: str, config: JournalCo
         for record in lane_event_records(snapshot, node, os.path.basename(lane)):
             if already.whole(record.record_id):
                 continue
-            _reader, query, batch = event_records.open_body(record.body)
+            query, batch = event_records.batch_of(event_records.split_body(record.body)[0])
             decision = log_.decision(query, batch) if query is not None else None
             if decision is not None:
                 records.append((record.record_id, record.body_len, decision.committed_at_ms / 1e3))

@@ -184,6 +184,6 @@ def pending_sizes(lane: str, node: str | None, journal_options: dict, first: int
                  for size in record_sizes(lane, ref, first, end)]
         for record in lane_event_records(snapshot, node, os.path.basename(lane)):
             if first <= record.record_id < end:
-                reader, _query, _batch = event_records.open_body(record.body)
-                sizes.append((record.record_id, reader.read_next_batch().num_rows, record.body_len))
+                rows = event_records.read_body(record.body)[0].num_rows
+                sizes.append((record.record_id, rows, record.body_len))
         return sorted(sizes)
