@@ -132,3 +132,19 @@ def test_undecided_transaction_holds_its_lane_until_decided(spark, tmp_path):
     run_available_now(spark, path, tmp_path)
     expected = list(range(100)) + list(range(1000, 1010)) + list(range(2000, 2010))
     assert landed(spark, tmp_path) == collections.Counter(expected)
+
+
+def test_skip_corrupt_stream_reads_every_undamaged_event_once(spark, tmp_path):
+    """The driver plans offsets over the lane as the scan sees it: a damaged
+    file left out, not a failed query."""
+    from test_reader import corrupted_journal
+    path, lane, damaged = corrupted_journal(spark, tmp_path)
+    batch_read = collections.Counter(row.id for row in spark.read.format("sparkjournal")
+                                     .option("skipCorrupt", "true").load(path).collect())
+    assert 0 < len(batch_read) < 12000
+    # read limits size the batches on the driver, from the same view of the lane
+    progress = run_available_now(spark, path, tmp_path, skipCorrupt="true",
+                                 maxRowsPerTrigger=3000)
+    assert len([p for p in progress if p["numInputRows"]]) >= 3
+    assert landed(spark, tmp_path) == batch_read
+    assert os.path.exists(damaged)                  # a read never moves anything

@@ -74,11 +74,10 @@ def scan(part: LaneSlice, events_schema: pa.Schema, journal_options: dict,
     output = ReadColumns(events_schema, columns)
     lane = os.path.basename(part.lane)
     log_ = commit_log(part.log_uri)
-    options = dict(journal_options, recover=True) if part.skip_corrupt else journal_options
     end = part.end_id if part.end_id is not None else 1 << 63
     check_node(part)
     deleted_by_requests = pending_deletions(part.lane)        # before the snapshot: lane_deletes.py
-    snapshot = Journal.read(part.lane, defer_crc=True, **options)
+    snapshot = read_snapshot(part.lane, journal_options, part.skip_corrupt, defer_crc=True)
     try:
         _report(part.lane, snapshot.report, skipped)
         deletions = lane_deletions(snapshot, deleted_by_requests)
@@ -102,6 +101,17 @@ def scan(part: LaneSlice, events_schema: pa.Schema, journal_options: dict,
         snapshot.check_deferred()
     finally:
         snapshot.close()
+
+
+def read_snapshot(lane: str, journal_options: dict, skip_corrupt: bool,
+                  defer_crc: bool = False):
+    """A read-only snapshot of ``lane`` as every reader of it must see it, the
+    driver planning a stream's offsets as much as the scan: with
+    ``skip_corrupt`` a damaged file is left out (recovery mode, read-only:
+    nothing is moved), else damage raises CorruptJournalError.
+    ``defer_crc``: Journal.read's, for a reader that reads the bodies."""
+    options = dict(journal_options, recover=True) if skip_corrupt else journal_options
+    return Journal.read(lane, defer_crc=defer_crc, **options)
 
 
 def event_batch(record, log_, deletions, events_schema: pa.Schema, host: str | None, lane: str,

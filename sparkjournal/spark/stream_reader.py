@@ -34,10 +34,9 @@ from pyspark.sql.streaming.datasource import (ReadAllAvailable, ReadLimit, ReadM
                                               ReadMaxRows, SupportsTriggerAvailableNow)
 
 from ..errors import SparkJournalError
-from ..journal.journal import Journal
 from ..journal.lock import LaneLock
 from ..events import event_records
-from ..events.lane_scan import LaneSlice, scan
+from ..events.lane_scan import LaneSlice, read_snapshot, scan
 from ..events.page_records import live_pages
 from ..events.page_scan import record_sizes
 from .read_options import ReadOptions
@@ -88,7 +87,7 @@ class JournalStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return {"lanes": ends}
 
     def _stable_offsets(self, lanes: dict) -> dict[str, int]:
-        return {key: stable_point(lane, node, self.options.journal)
+        return {key: stable_point(lane, node, self.options.journal, self.options.skip_corrupt)
                 for key, (lane, node) in lanes.items()}
 
     def _limited(self, begin: dict, ends: dict, limit: ReadLimit, lanes: dict) -> dict:
@@ -96,7 +95,8 @@ class JournalStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         is reached (at least one record, so a tiny limit still progresses)."""
         budget = limit.max_rows if isinstance(limit, ReadMaxRows) else limit.max_bytes
         by_rows = isinstance(limit, ReadMaxRows)
-        queues = {key: pending_sizes(*lanes[key], self.options.journal, begin.get(key, 0), end)
+        queues = {key: pending_sizes(*lanes[key], self.options.journal, begin.get(key, 0), end,
+                                     self.options.skip_corrupt)
                   for key, end in ends.items() if end > begin.get(key, 0) and key in lanes}
         limited = {key: begin.get(key, 0) for key in ends}
         for key in ends:
@@ -148,9 +148,14 @@ class JournalStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
                         columns=self.columns)
 
 
-def stable_point(lane: str, node: str | None, journal_options: dict) -> int:
-    """The lane's stable point: every record below it is final (module doc)."""
-    with Journal.read(lane, **journal_options) as snapshot:
+def stable_point(lane: str, node: str | None, journal_options: dict,
+                 skip_corrupt: bool = False) -> int:
+    """The lane's stable point: every record below it is final (module doc).
+    Every record's CRC is checked: an offset is logged before its batch runs,
+    so one built from a damaged header could pass records for good. With
+    ``skip_corrupt``, over the lane as its scan sees it (damaged files left
+    out)."""
+    with read_snapshot(lane, journal_options, skip_corrupt) as snapshot:
         holds = []
         open_txs = snapshot.open_transactions()
         if open_txs and _writer_alive(lane):
@@ -176,10 +181,10 @@ def _writer_alive(lane: str) -> bool:
 
 
 def pending_sizes(lane: str, node: str | None, journal_options: dict, first: int,
-                  end: int) -> list[tuple[int, int, int]]:
+                  end: int, skip_corrupt: bool = False) -> list[tuple[int, int, int]]:
     """(record id, rows, body bytes) of the lane's visible events in [first,
     end), in id order; paged records' from their page (bytes estimated)."""
-    with Journal.read(lane, **journal_options) as snapshot:
+    with read_snapshot(lane, journal_options, skip_corrupt) as snapshot:
         sizes = [size for ref in live_pages(snapshot) if ref.last_id >= first and ref.first_id < end
                  for size in record_sizes(lane, ref, first, end)]
         for record in lane_event_records(snapshot, node, os.path.basename(lane)):
