@@ -20,6 +20,9 @@ Events: (long id, timestamp, 16-character key of 1,000 distinct values,
 * Many small batches: a stream of ``small`` micro-batches of 1k rows landed
   by JournalSink and by Spark's exactly-once parquet sink from the same source;
   then the same aggregation over each.
+* The Python worker's share of the event-column read, without Spark
+  (bench_worker.py): the journal against the floor, and what smaller batches
+  and the CRC checks each cost.
 * Streaming catch-up: ``readStream`` with availableNow over the large backlog,
   the journal against Spark's file stream source over the parquet copy: whole
   queries, and their micro-batches alone (Spark's triggerExecution).
@@ -49,6 +52,7 @@ from ..spark.page_read import plan_pages
 from ..spark.reader import JournalReader
 from ..spark.tool_session import tool_session
 from .bench_support import REPORTED, BenchResult, Rounds, bench_log, print_report, work_folder
+from .bench_worker import worker_results, write_batches
 
 REPEATS = 7
 FULL = {"rows": 2_000_000, "small": 1_000}
@@ -101,16 +105,11 @@ def _ipc_writer(folder: str):
     def write(batches):
         import uuid
         path = os.path.join(folder, f"{uuid.uuid4().hex}.arrow")
-        rows, writer = 0, None
-        for batch in batches:
-            # as the floor source declares it: zoned times in UTC, every column nullable
-            batch = batch.cast(pa.schema([f.with_nullable(True) for f in spark_facing(batch.schema)]))
-            if writer is None:
-                writer = pa.ipc.new_file(path, batch.schema)
-            writer.write_batch(batch)
-            rows += batch.num_rows
-        if writer is not None:
-            writer.close()
+        # as the floor source declares it: zoned times in UTC, every column nullable
+        declared = (batch.cast(pa.schema([f.with_nullable(True)
+                                          for f in spark_facing(batch.schema)]))
+                    for batch in batches)
+        rows = write_batches(declared, lambda schema: pa.ipc.new_file(path, schema))
         yield pa.RecordBatch.from_pylist([{"rows": rows}])
     return write
 
@@ -220,6 +219,19 @@ def _large_batches(spark, journal: str, parquet: str, ipc: str, wide_ipc: str, d
     return results
 
 
+def _worker_share(journal: str, ipc: str, repeats: int, log) -> list[BenchResult]:
+    """The Python worker's share of the event-column read, without Spark
+    (bench_worker.py): the journal's first lane against the first floor file."""
+    read_options, log_uri, stored = JournalDataSource({"path": journal})._read_setup()
+    lane = JournalReader(journal, log_uri, stored, read_options.journal).partitions()[0].slice
+    columns = pa.schema([field.with_nullable(True) for field in stored])   # as the floor's
+    records = [batch.num_rows for batch in scan(lane, stored, read_options.journal,
+                                                columns=columns)]
+    floor_file = os.path.join(ipc, sorted(os.listdir(ipc))[0])
+    return worker_results(lane, stored, read_options.journal, columns, floor_file,
+                          round(sum(records) / len(records)), repeats, log)
+
+
 def _land_small_stream(spark, work: str, batches: int) -> tuple[str, str]:
     """One rate-micro-batch stream of 1k-row batches landed twice, by JournalSink
     and by the parquet sink (two queries over the same deterministic source)."""
@@ -309,6 +321,7 @@ def run(args) -> int:
         ddl = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in events.schema.fields)
         results += _large_batches(spark, journal, parquet, ipc, wide_ipc, ddl, rows, log,
                                   args.repeats)
+        results += _worker_share(journal, ipc, args.repeats, log)
         results += _catch_up_results(spark, journal, parquet, events.schema, rows, work, log,
                                      args.repeats)
         small = sizes["small"]
