@@ -138,7 +138,7 @@ def test_skip_corrupt_stream_reads_every_undamaged_event_once(spark, tmp_path):
     """The driver plans offsets over the lane as the scan sees it: a damaged
     file left out, not a failed query."""
     from test_reader import corrupted_journal
-    path, lane, damaged = corrupted_journal(spark, tmp_path)
+    path, _lane, damaged = corrupted_journal(spark, tmp_path)
     batch_read = collections.Counter(row.id for row in spark.read.format("sparkjournal")
                                      .option("skipCorrupt", "true").load(path).collect())
     assert 0 < len(batch_read) < 12000

@@ -229,7 +229,7 @@ def _worker_share(journal: str, ipc: str, repeats: int, log) -> list[BenchResult
                                                 columns=columns)]
     floor_file = os.path.join(ipc, sorted(os.listdir(ipc))[0])
     return worker_results(lane, stored, read_options.journal, columns, floor_file,
-                          round(sum(records) / len(records)), repeats, log)
+                          round(sum(records) / max(len(records), 1)), repeats, log)
 
 
 def _land_small_stream(spark, work: str, batches: int) -> tuple[str, str]:

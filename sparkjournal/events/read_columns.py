@@ -128,8 +128,7 @@ class ReadColumns:
                     plan.append((_METADATA, field.name, field.type))
                 elif field.name in names:
                     index = names.index(field.name)
-                    stored_field = stored.field(index)
-                    same = stored_field.type == field.type
+                    same = stored.field(index).type == field.type
                     plan.append((_COLUMN, index, None if same else field.type))
                 else:
                     plan.append((_NULLS, None, field.type))
