@@ -52,7 +52,7 @@ from ..spark.page_read import plan_pages
 from ..spark.reader import JournalReader
 from ..spark.tool_session import tool_session
 from .bench_support import REPORTED, BenchResult, Rounds, bench_log, print_report, work_folder
-from .bench_worker import worker_results, write_batches
+from .bench_worker import ipc_batches, worker_results, write_batches
 
 REPEATS = 7
 FULL = {"rows": 2_000_000, "small": 1_000}
@@ -73,10 +73,7 @@ def _floor_source():
                     for name in sorted(os.listdir(self.folder))]
 
         def read(self, partition):
-            with pa.memory_map(partition.value) as source:
-                reader = pa.ipc.open_file(source)
-                for index in range(reader.num_record_batches):
-                    yield reader.get_batch(index)
+            yield from ipc_batches(partition.value)
 
     class IpcSource(DataSource):
         @classmethod

@@ -79,7 +79,9 @@ def cpu_rows_per_second(out, batches) -> float:
     return rows / max(time.process_time() - started, 1e-9)
 
 
-def _ipc_batches(path: str, rows_per_batch: int | None = None):
+def ipc_batches(path: str, rows_per_batch: int | None = None):
+    """The floor's batches: those of the memory-mapped Arrow IPC file ``path``,
+    as written or cut to ``rows_per_batch`` rows (zero-copy slices)."""
     with pa.memory_map(path) as source:
         reader = pa.ipc.open_file(source)
         for index in range(reader.num_record_batches):
@@ -96,8 +98,8 @@ def worker_results(lane: LaneSlice, events_schema: pa.Schema, journal_options: d
     contender measured in ``repeats`` interleaved rounds after a warm-up."""
     unchecked = dict(journal_options, checksum="false")
     contenders = {
-        "floor": lambda: _ipc_batches(floor_file),
-        "floor, record-sized batches": lambda: _ipc_batches(floor_file, record_rows),
+        "floor": lambda: ipc_batches(floor_file),
+        "floor, record-sized batches": lambda: ipc_batches(floor_file, record_rows),
         "journal": lambda: scan(lane, events_schema, journal_options, columns=columns),
         "journal, no CRC checks": lambda: scan(lane, events_schema, unchecked, columns=columns)}
     with drained_socket() as out:

@@ -93,9 +93,10 @@ class ReadColumns:
         return self._read[1]
 
     def batch(self, batch: pa.RecordBatch, metadata: dict) -> pa.RecordBatch:
-        """``batch`` (one stored record's rows, deleted ones dropped) as exactly
-        ``schema``; ``metadata``: the RECORD_METADATA values of the record (only
-        read when a metadata column is asked)."""
+        """``batch`` (one stored record's rows decoded with ``read_schema``,
+        deleted ones dropped) as exactly ``schema``; ``metadata``: the
+        RECORD_METADATA values of the record (only read when a metadata column
+        is asked). A column left in another type is cast (schema evolution)."""
         plan, picked = self._plan_for(batch.schema)
         if picked is not None:
             return batch.select(picked)               # the record's own arrays, no copy
@@ -104,7 +105,7 @@ class ReadColumns:
         for kind, arg, type_ in plan:
             if kind is _COLUMN:
                 column = batch.column(arg)
-                columns.append(column if type_ is None else _as(column, type_))
+                columns.append(column if type_ is None else column.cast(type_))
             elif kind is _METADATA:
                 columns.append(self._constant(arg, metadata[arg], type_, rows))
             elif kind is _ROW:
@@ -152,11 +153,3 @@ def _same_instants(stored: pa.DataType, asked: pa.DataType) -> bool:
     return pa.types.is_timestamp(stored) and pa.types.is_timestamp(asked) \
         and stored.unit == asked.unit
 
-
-def _as(column: pa.Array, type_: pa.DataType) -> pa.Array:
-    """The column as ``type_``: a zero-copy view for a timestamp of another time
-    zone (the same instants: records keep the writer's session zone, readers
-    get UTC), else a cast."""
-    if _same_instants(column.type, type_):
-        return column.view(type_)
-    return column.cast(type_)
