@@ -13,9 +13,16 @@ lane's node. The output holds the journal's event columns and the metadata
 columns _batch_id, _commit_time, _host, _lane, _record_id. The default --path is
 where jobs/stream_events.py writes by default.
 
+The lanes are planned from the commit log and the live executors' hosts, so
+the driver may run anywhere. A node holding committed events that no live
+executor offers fails the job before any row is read, naming the node, host,
+lanes and batches; with --allow-partial the job reads the rest, prints what it
+left out, and exits 3.
+
 Exit status: 0 done; 1 the read or the write failed (the reason on stderr; an
 output the write had begun may be partial, as with any Spark write); 2 bad
-arguments (nothing was read).
+arguments (nothing was read); 3 done with --allow-partial, but some lanes could
+not be reached (named on stderr).
 """
 from __future__ import annotations
 
@@ -26,7 +33,6 @@ import sys
 from pyspark.errors import PySparkException
 from pyspark.sql import functions as F
 
-import sparkjournal
 from sparkjournal.errors import SparkJournalError
 from sparkjournal.spark.job_args import add_journal_arguments, check_journal_arguments, session
 from sparkjournal.spark.locality import located_read
@@ -41,6 +47,9 @@ def parse_args(argv):
     parser.add_argument("--format", default="parquet", help="output format (default parquet)")
     parser.add_argument("--mode", default="errorifexists", choices=MODES,
                         help="what to do if --output exists (default errorifexists)")
+    parser.add_argument("--allow-partial", action="store_true",
+                        help="read what can be reached when a node holding committed events "
+                             "cannot be, name what was left out, and exit 3")
     parser.add_argument("--summary", action="store_true",
                         help="print events, batches, lanes, hosts, commit times, per-lane counts")
     args = parser.parse_args(argv)
@@ -54,8 +63,10 @@ def parse_args(argv):
     return args
 
 
-def summarise(spark, args) -> None:
-    frame, lanes = located_read(spark, args.path, **_read_options(args))
+def summarise(spark, args):
+    """Prints the summary; returns the read's plan."""
+    frame, plan = located_read(spark, args.path, native_pages=False, **_read_options(args))
+    lanes = plan.lanes
     per_lane = (frame.select(F.spark_partition_id().alias("lane"), "_batch_id", "_host",
                              "_commit_time")
                 .rollup("lane")
@@ -67,17 +78,19 @@ def summarise(spark, args) -> None:
     total = by_lane.get(None)
     if total is None or total.events == 0:
         print(f"journal {args.path}: no visible events in {len(lanes)} lanes")
-        return
+        return plan
     print(f"journal {args.path}: {total.events} events, {total.batches} distinct batch ids, "
           f"{len(lanes)} lanes, hosts {', '.join(sorted(total.hosts))}")
     print(f"commit times: first {total.first}, last {total.last}")
     for index, lane in enumerate(lanes):
         row = by_lane.get(index)
         print(f"  {lane.lane} (node {lane.node}): {row.events if row else 0} events")
+    return plan
 
 
 def _read_options(args) -> dict:
-    return {"commitLog": args.commit_log} if args.commit_log else {}
+    options = {"commitLog": args.commit_log} if args.commit_log else {}
+    return {**options, "allowPartialRead": "true"} if args.allow_partial else options
 
 
 def main(argv=None) -> int:
@@ -85,19 +98,24 @@ def main(argv=None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("sparkjournal.locality").setLevel(logging.INFO)
     spark = session("sparkjournal-replay", args)
+    left_out = []
     try:
         if args.output:
-            sparkjournal.read(spark, args.path, **_read_options(args)) \
-                .write.format(args.format).mode(args.mode).save(args.output)
+            frame, plan = located_read(spark, args.path, **_read_options(args))
+            frame.write.format(args.format).mode(args.mode).save(args.output)
             print(f"wrote the events of journal {args.path} to {args.output} "
                   f"({args.format}, mode {args.mode})")
+            left_out.append(plan.left_out_line())
         if args.summary:
-            summarise(spark, args)
+            left_out.append(summarise(spark, args).left_out_line())
     except (SparkJournalError, PySparkException) as error:
         print(f"replay.py: error: {error}", file=sys.stderr)
         return 1
     finally:
         spark.stop()
+    if any(left_out):
+        print(f"replay.py: {next(line for line in left_out if line)}", file=sys.stderr)
+        return 3
     return 0
 
 

@@ -19,7 +19,8 @@ import sparkjournal  # noqa: E402
 from sparkjournal import JournalSink, read_table  # noqa: E402
 from sparkjournal.errors import SparkJournalError  # noqa: E402
 from sparkjournal.events.node import NODE_ID_FILE  # noqa: E402
-from sparkjournal.spark.placement import Cluster, Executor, preferred_locations  # noqa: E402
+from sparkjournal.spark.lane_plan import UnreachableNodesError  # noqa: E402
+from sparkjournal.spark.placement import Executor, lane_locations  # noqa: E402
 
 CHILD = os.path.join(os.path.dirname(__file__), "spark_child.py")
 
@@ -99,29 +100,43 @@ def test_task_on_a_node_with_another_node_id_fails_naming_lane_and_hosts(spark, 
     assert failed_attempts(spark.sparkContext, "wrong-node") >= 4, "Spark retried the task"
 
 
-def test_path_without_lanes_visible_to_the_driver_is_an_error(spark, tmp_path):
+def test_committed_lanes_no_host_offers_fail_the_read_naming_node_lanes_and_batches(
+        spark, tmp_path, caplog):
     log = str(tmp_path / "commits")
-    JournalSink(str(tmp_path / "elsewhere"), txnAppId="q", commitLog=log)(frame(spark, 0, 3), 0)
+    sink = JournalSink(str(tmp_path / "elsewhere"), txnAppId="q", commitLog=log)
+    sink(frame(spark, 0, 3), 0)
+    sink(frame(spark, 3, 3), 1)
+    node = open(tmp_path / "elsewhere" / NODE_ID_FILE).read().strip()
     (tmp_path / "here").mkdir()
-    with pytest.raises(SparkJournalError, match=r"no lanes under .*here visible from the driver"):
+    with pytest.raises(UnreachableNodesError) as failure:
         sparkjournal.read(spark, str(tmp_path / "here"), commitLog=log)
+    message = str(failure.value)
+    assert f"node {node} on host {node.split('@')[1]} (host {node.split('@')[1]} is live but has " \
+           f"no node root at {tmp_path / 'elsewhere'})" in message
+    assert re.search(r"lanes lane-\d+(, lane-\d+)*, holding 2 committed batches", message)
+    assert "allowPartialRead=true" in message
+    with caplog.at_level("WARNING", logger="sparkjournal.plan"):
+        partial = sparkjournal.read(spark, str(tmp_path / "here"), commitLog=log,
+                                    allowPartialRead="true")
+        assert partial.count() == 0
+    assert any(f"PARTIAL READ of {tmp_path / 'here'}: left out node {node}" in r.getMessage()
+               for r in caplog.records)
 
 
 def test_root_without_node_id_is_refused_before_any_task(spark, tmp_path):
     path = str(tmp_path / "journal")
     JournalSink(path, txnAppId="q")(frame(spark, 0, 3), 0)
     os.unlink(os.path.join(path, NODE_ID_FILE))
-    with pytest.raises(SparkJournalError, match=rf"node root\(s\) {path} have no NODE_ID file"):
+    with pytest.raises(SparkJournalError, match=rf"node root\(s\) {path} on host \S+ have no NODE_ID file"):
         sparkjournal.read(spark, path)
 
 
-def test_root_executor_is_preferred_only_while_it_runs_on_the_roots_host():
-    # Roots of an earlier application on host "a" (Spark knows it as 10.0.0.5);
-    # this application's executor "1" runs on another machine.
-    cluster = Cluster((Executor("0", "10.0.0.5"), Executor("1", "10.0.0.6")),
-                      driver_name="a", driver_host="10.0.0.5")
+def test_root_executor_is_preferred_only_among_the_executors_that_hold_its_node():
+    # Executor ids restart with every application: root node-1 was named by an
+    # earlier application's executor 1; this one's executor 1 does not hold it.
+    e0, e1 = Executor("0", "10.0.0.5"), Executor("1", "10.0.0.6")
     template = "/j/node-{executor}"
-    assert preferred_locations(template, "/j/node-0", "u@a", cluster) == ["executor_10.0.0.5_0"]
-    assert preferred_locations(template, "/j/node-1", "u@a", cluster) == ["10.0.0.5"]
-    assert preferred_locations(template, "/j/node-1", "u@10.0.0.6", cluster) == ["executor_10.0.0.6_1"]
-    assert preferred_locations(template, "/j/node-1", "u@gone.invalid", cluster) == ["gone.invalid"]
+    assert lane_locations(template, "/j/node-0", [e0, e1]) == ["executor_10.0.0.5_0"]
+    assert lane_locations(template, "/j/node-1", [e0]) == ["10.0.0.5"]
+    assert lane_locations("/j/{host}", "/j/a", [e1, e0]) == ["10.0.0.5", "10.0.0.6"]
+    assert lane_locations(template, "/j/node-1", []) == []

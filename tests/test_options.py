@@ -34,7 +34,8 @@ BAD_JOURNAL_VALUES = {
     "dirMode": "0777", "fileMode": "0666",
 }
 BAD_READ_VALUES = {
-    "skipCorrupt": "perhaps", "startingBatchId": "yesterday", "startingTimestamp": "last week",
+    "skipCorrupt": "perhaps", "allowPartialRead": "half", "startingBatchId": "yesterday",
+    "startingTimestamp": "last week",
     "maxRowsPerTrigger": 0, "maxBytesPerTrigger": "a lot",
 }
 BAD_WRITE_VALUES = {"txnAppId": "team/app", "commitLog": " ", "smallBatchRows": "-1"}

@@ -5,6 +5,13 @@ reached through ``pyarrow.fs``)::
 
     <base>/<query>/<batch id, 20 digits>.json    one Decision per committed batch
     <base>/schema.arrow                          the journal's Arrow schema (IPC)
+    <base>/LOG_ID                                a random id, made by the first writer
+
+LOG_ID lets a task tell that the log it reaches at the log's URI is the very
+log its driver writes: a local path (the default ``<root>/_commits``) names a
+different folder on every host of a cluster, and decisions the tasks and
+readers there cannot see would leave every batch invisible. The sink's tasks
+refuse to write when the ids differ (lane_writer.py).
 
 A Decision names exactly the transactions, as (node id, lane, tx id), whose
 PREPAREd records make up the batch. It is the commit point of the two-phase
@@ -34,11 +41,12 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 
 from ..errors import FormatVersionError, SparkJournalError
-from ..io.files_io import write_file_atomically
+from ..io.files_io import fsync_dir, write_file_atomically
 from ..io.modes import make_dirs
 
 FORMAT = 1
 SCHEMA_FILE = "schema.arrow"
+LOG_ID_FILE = "LOG_ID"
 
 
 class CommitLogError(SparkJournalError):
@@ -128,6 +136,7 @@ class CommitLog:
                                  f"(hdfs://, s3://, gs://)") from error
         self.local = isinstance(self.fs, pafs.LocalFileSystem)
         self._cache: dict[tuple[str, int], Decision | None] = {}
+        self._log_id: str | None = None
 
     def _path(self, query: str, batch: int) -> str:
         return f"{self.base}/{safe_name(query)}/{batch:020d}.json"
@@ -162,6 +171,33 @@ class CommitLog:
         self._write(self._path(query, batch), decision.to_json())
         self._cache[(query, batch)] = decision
         return decision
+
+    def log_id(self, create: bool = False) -> str | None:
+        """This log's id (LOG_ID), made first if ``create`` and there is none.
+        Crash behaviour: the id appears whole or not at all (written under a
+        temporary name, then linked - locally, failing if another writer won
+        the race - or moved into place); whoever reads it after sees one id."""
+        if self._log_id is None:
+            path = f"{self.base}/{LOG_ID_FILE}"
+            raw = self._read(path)
+            if raw is None and create:
+                made = uuid.uuid4().hex.encode()
+                if self.local:
+                    make_dirs(self.base)
+                    tmp = f"{path}.{uuid.uuid4().hex}.tmp"
+                    write_file_atomically(tmp, made)
+                    try:
+                        os.link(tmp, path)
+                    except FileExistsError:
+                        pass
+                    finally:
+                        os.unlink(tmp)
+                    fsync_dir(self.base)
+                else:
+                    self._write(path, made)
+                raw = self._read(path)
+            self._log_id = raw.decode("ascii", "replace").strip() if raw else None
+        return self._log_id
 
     def read_schema(self) -> pa.Schema | None:
         raw = self._read(f"{self.base}/{SCHEMA_FILE}")

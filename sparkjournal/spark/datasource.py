@@ -60,7 +60,8 @@ class _Writer:
     def __init__(self, options, schema, query: str | None, batch: int | None):
         self.path, committer, self.journal_options, app_id = _setup(options)
         self.log_uri = committer.log_uri
-        self.plan = WritePlan(self.path, self.journal_options, self.log_uri, app_id or query, batch)
+        self.plan = WritePlan(self.path, self.journal_options, self.log_uri, app_id or query, batch,
+                              committer.log.log_id(create=True))
         committer.check_schema(spark_to_arrow(schema), f"a write into {self.path}")
 
     def write(self, iterator):
@@ -142,7 +143,7 @@ class JournalDataSource(DataSource):
         read, log_uri, stored = self._read_setup()
         return reader_class()(read.path, log_uri, stored, read.journal,
                               read.start_predicate(), read.skip_corrupt,
-                              read_columns(stored, schema))
+                              read_columns(stored, schema), read.allow_partial)
 
     def streamReader(self, schema):
         read, log_uri, stored = self._read_setup()

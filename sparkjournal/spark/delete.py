@@ -3,7 +3,10 @@
     import sparkjournal
     report = sparkjournal.delete(spark, "/var/lib/sparkjournal/events", "key = 'x'")
 
-Every lane is read on its node (the locality-aware read, locality.py) with a
+Every lane is read on its node (the locality-aware read, locality.py: a node
+holding committed events that cannot be reached fails the delete before
+anything is deleted, unless ``allowPartialRead=true``, when the report names
+the lanes left undeleted) with a
 column ``_hit`` = the predicate as Spark SQL (null counts as no match, as in a
 SQL DELETE). In the same task, on the lane's node, the lane's hits become one
 delete request (events/requests.py): a stored record whose every visible row
@@ -48,12 +51,14 @@ class DeleteReport:
     records_partly: int = 0              # stored records given a deletion vector
     lanes: list = dataclasses.field(default_factory=list)         # lanes with deletes
     pending_lanes: list = dataclasses.field(default_factory=list)  # their writer carries it out
+    left_out: str = ""                   # allowPartialRead: the unreachable lanes not deleted in
 
     def line(self) -> str:
         return (f"deleted {self.rows} events matching {self.predicate!r}: {self.records_whole} "
                 f"stored records whole, {self.records_partly} in part, in {len(self.lanes)} lanes"
                 + (f" ({len(self.pending_lanes)} carried out by their writer at its next task; "
-                   f"readers already leave them out)" if self.pending_lanes else ""))
+                   f"readers already leave them out)" if self.pending_lanes else "")
+                + (f"; NOT DELETED in unreachable lanes: {self.left_out}" if self.left_out else ""))
 
 
 def delete(spark, path: str, predicate: str, **options) -> DeleteReport:
@@ -61,7 +66,7 @@ def delete(spark, path: str, predicate: str, **options) -> DeleteReport:
     Spark SQL condition over the events' and metadata columns) is true."""
     from pyspark.sql import functions as F
     _sink, journal_options = split_options({k: str(v) for k, v in options.items()})
-    frame, lanes = located_read(spark, path, native_pages=False, **options)
+    frame, plan = located_read(spark, path, native_pages=False, **options)
     try:
         hit = F.coalesce(F.expr(predicate).cast("boolean"), F.lit(False))
         flagged = frame.select("_record_id", "_row", hit.alias("_hit"))
@@ -69,7 +74,7 @@ def delete(spark, path: str, predicate: str, **options) -> DeleteReport:
         raise SparkJournalError(f"sparkjournal.delete: {predicate!r} is not a Spark SQL condition "
                                 f"over the columns of {path} ({', '.join(frame.columns)}): "
                                 f"{str(error).splitlines()[0]}") from error
-    lane_paths = [p.lane for p in lanes]
+    lane_paths = [p.lane for p in plan.lanes]
     results = flagged.mapInArrow(_lane_task(lane_paths, predicate, journal_options),
                                  RESULT_DDL).collect()
     report = DeleteReport(predicate)
@@ -80,7 +85,8 @@ def delete(spark, path: str, predicate: str, **options) -> DeleteReport:
         report.lanes.append(row.lane)
         if not row.carried_out:
             report.pending_lanes.append(row.lane)
-    log.info("%s", report.line())
+    report.left_out = plan.left_out_line()
+    (log.warning if report.left_out else log.info)("%s", report.line())
     return report
 
 

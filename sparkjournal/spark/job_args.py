@@ -20,12 +20,15 @@ def add_journal_arguments(parser) -> None:
 
 
 def check_journal_arguments(parser, args, missing_hint: str = "") -> None:
-    """parser.error (exit 2) on a bad duration or a path that is no folder."""
+    """parser.error (exit 2) on a bad duration, or a path that is no folder
+    here while the commit log is the default one under it (a driver off the
+    journal's hosts sees no root, but must be told where the commit log is)."""
     if not SPARK_DURATION.fullmatch(args.locality_wait):
         parser.error(f"--locality-wait {args.locality_wait!r} is not a Spark duration "
                      f"(e.g. 30s, 500ms, 1min)")
-    if "{" not in args.path and not os.path.isdir(args.path):
-        parser.error(f"--path {args.path}: no such directory{missing_hint}")
+    if "{" not in args.path and not args.commit_log and not os.path.isdir(args.path):
+        parser.error(f"--path {args.path}: no such directory{missing_hint}; a driver that "
+                     f"does not hold the journal (on a cluster) names --commit-log")
 
 
 def session(app_name: str, args):

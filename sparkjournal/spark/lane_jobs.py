@@ -8,7 +8,10 @@ node (the locality-aware placement of locality.py; a task Spark places
 elsewhere fails with WrongNodeError before touching anything and is retried)
 and returns a JSON-able dict; ``run_on_lanes`` returns them in lane order.
 ``progress`` (a callable taking a line) hears how many lanes are done while the
-job runs. The lanes are those the driver sees (as for sparkjournal.read).
+job runs. The lanes are every lane the live executors' hosts hold, committed
+or not (lane_plan.py); a lane the commit log names that no host offers comes
+back as a failed lane report naming its node, host and committed batches, after
+the other lanes were done.
 """
 from __future__ import annotations
 
@@ -17,10 +20,10 @@ import threading
 import uuid
 
 from ..events.commit_log import default_log_uri
+from ..events.committed_lanes import by_node, describe_nodes
 from ..events.lane_scan import LaneSlice, check_node
-from ..events.visible_events import node_lanes
+from .lane_plan import plan_lanes
 from .locality import located_lanes, spark_context
-from .reader import LanePartition
 
 PROGRESS_SECONDS = 5.0
 
@@ -29,8 +32,12 @@ def run_on_lanes(spark, path: str, task, *, doing: str, log_uri: str | None = No
                  progress=None) -> list[dict]:
     sc = spark_context(spark)
     log_uri = log_uri or default_log_uri(path)
-    lanes = [LanePartition(LaneSlice(lane, node, log_uri)) for lane, node in node_lanes(path)]
-    rdd = located_lanes(sc, path, lanes, doing)
+    plan = plan_lanes(sc, path, log_uri, doing=doing, allow_partial=True)
+    lanes = plan.lanes
+    unreached = [_unreached(group, plan.why) for group in by_node(plan.left_out).values()]
+    if not lanes:
+        return unreached
+    rdd = located_lanes(sc, plan, None, doing)
 
     def run(description: str) -> str:
         described = json.loads(description)
@@ -47,7 +54,7 @@ def run_on_lanes(spark, path: str, task, *, doing: str, log_uri: str | None = No
                                                                    progress, done), daemon=True)
         watcher.start()
     try:
-        return [json.loads(result) for result in rdd.map(run).collect()]
+        return [json.loads(result) for result in rdd.map(run).collect()] + unreached
     finally:
         done.set()
         if watcher is not None:
@@ -68,3 +75,11 @@ def _report_progress(sc, group: str, total: int, doing: str, progress, done) -> 
         if finished != last:
             progress(f"{doing}: {finished}/{total} lanes done")
             last = finished
+
+
+def _unreached(group, why: dict) -> dict:
+    """The report of a node no task could reach (all its lanes in one)."""
+    first = group[0]
+    error = f"not reached: {describe_nodes(group, why)}"
+    where = f"{first.host}:{first.root}/{{{','.join(lane.lane for lane in group)}}}"
+    return {"lane": where, "node": first.node, "error": error, "line": f"{where}: FAILED: {error}"}

@@ -65,6 +65,7 @@ class WritePlan:
     log_uri: str
     query: str | None            # None: the task reads sql.streaming.queryId
     batch: int | None            # None: the task reads streaming.sql.batchId
+    log_id: str | None = None    # the commit log's LOG_ID as the driver sees it (None: unchecked)
 
 
 def _task_identity(plan: WritePlan) -> tuple[str, int, int, int, int, str | None]:
@@ -92,6 +93,7 @@ def write_task(batches, plan: WritePlan) -> dict | None:
     message (MESSAGE_SCHEMA fields), or None if the partition had no rows."""
     identity = _task_identity(plan)
     query, batch_id = identity[:2]
+    _check_same_log(plan)
     if commit_log(plan.log_uri).decision(query, batch_id) is not None:
         return None                         # a replay of a committed batch: nothing to write
     where = f"batch {batch_id} of query {query} on host {socket.gethostname()}"
@@ -102,6 +104,22 @@ def write_task(batches, plan: WritePlan) -> dict | None:
             raise SinkTaskError(f"{where}: cannot open a lane of {plan.path}: {error}") from error
         return _write_prepared(writer, batches, plan, identity,
                                f"{where}, lane {writer.journal.directory}")
+
+
+def _check_same_log(plan: WritePlan) -> None:
+    """Refuses to write when the commit log this host reaches at the plan's URI
+    is not the driver's (commit_log.py, LOG_ID): its decisions would never be
+    seen here, and every batch would stay invisible."""
+    if plan.log_id is None:
+        return
+    found = commit_log(plan.log_uri).log_id()
+    if found != plan.log_id:
+        raise SinkTaskError(
+            f"the commit log {plan.log_uri} as host {socket.gethostname()} sees it is not the one "
+            f"the driver writes (LOG_ID {found or 'absent'} here, {plan.log_id} on the driver): "
+            f"that path is a different folder on each host, so no batch written here could "
+            f"be seen committed. On a cluster, give commitLog a location the driver and every "
+            f"host share (hdfs://, s3://, a shared mount), next to the checkpoint")
 
 
 def _write_prepared(writer, batches, plan: WritePlan, identity: tuple, where: str) -> dict | None:

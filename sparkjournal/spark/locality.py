@@ -5,10 +5,11 @@
 
 Same columns (or the ``columns=`` asked, read_columns.py) and the same visible
 events as ``spark.read.format("sparkjournal").load(path)`` (each lane is read by the same
-``JournalReader.read``), but Python data source partitions cannot carry
-preferred locations, so this builds the scan itself: the driver enumerates the
-lanes (``JournalReader.partitions``), makes a JVM RDD of one small JSON lane
-description per partition, each with the lane's location preferences
+scan, lane_scan.py), but Python data source partitions cannot carry preferred
+locations, so this builds the scan itself: the lanes are planned from the
+commit log and a survey of the live executors (lane_plan.py: no lane the commit
+log names is ever left out in silence), the driver makes a JVM RDD of one small
+JSON lane description per partition, each with the lane's location preferences
 (placement.py), and reads the lanes in ``mapInArrow`` over it. One partition per
 lane, no shuffle, so each lane's task keeps its preferences.
 
@@ -19,19 +20,14 @@ another node's data or silently nothing. Jobs should set ``spark.locality.wait``
 (e.g. ``30s``; Spark's default is 3s) so the scheduler waits for the right
 executor instead of retrying elsewhere.
 
-Limit: the lanes are the ones the driver sees (node_roots: every root of the
-path on the driver's machine, local-cluster, or a shared mount). A root only on
-another machine's local disk is not enumerated; a path under which the driver
-sees no lane at all is an error, never an empty result. A root without a NODE_ID
-file cannot be placed or checked, and is an error too. Needs a classic
-SparkSession (py4j), not Spark Connect.
+The driver needs no view of the roots: it can run on an edge machine, or on one
+of the hosts. A root holding lanes without a NODE_ID cannot be placed or
+checked, and is an error. Needs a classic SparkSession (py4j), not Spark Connect.
 """
 from __future__ import annotations
 
 import json
 import logging
-import os
-import socket
 
 import pyarrow as pa
 from pyspark.sql.pandas.types import from_arrow_schema
@@ -41,9 +37,8 @@ from .datasource import JournalDataSource
 from ..events.lane_scan import LaneSlice, WrongNodeError, scan
 from ..events.read_columns import full_schema, named
 from .page_read import paged_frame, plan_pages
-from .placement import live_cluster, preferred_locations
+from .lane_plan import LanePlan, plan_lanes
 from ..events.pruning import Predicate
-from .reader import JournalReader, LanePartition
 
 log = logging.getLogger("sparkjournal.locality")
 LANE_COLUMN = "lane"              # the one column of the RDD of lane descriptions
@@ -62,67 +57,59 @@ def read(spark, path: str, columns=None, **options):
 
 
 def located_read(spark, path: str, *, native_pages: bool = True, columns=None,
-                 **options) -> tuple[object, list[LanePartition]]:
-    """``read``, plus its lanes in partition order. With ``native_pages`` (the
-    default) page files are read by Spark's Parquet reader (page_read.py) and
-    their partitions come first; without it each lane's task reads its pages
-    too, and until a shuffle partition ``i`` of the DataFrame
+                 **options) -> tuple[object, LanePlan]:
+    """``read``, plus its plan (lane_plan.py: the lanes in partition order, and
+    what a partial read left out). With ``native_pages`` (the default) and a
+    cluster where every executor and the driver see every root, page files
+    are read by Spark's Parquet reader (page_read.py) and their partitions
+    come first; otherwise each lane's task reads its pages too (page files
+    live on their node), and until a shuffle partition ``i`` of the DataFrame
     (``spark_partition_id()``) holds every event of lane ``i``."""
     sc = spark_context(spark)
     source = JournalDataSource({**{k: str(v) for k, v in options.items()}, "path": path})
     read_options, log_uri, stored = source._read_setup()
     predicate = read_options.start_predicate()
-    lanes = JournalReader(path, log_uri, stored, read_options.journal).partitions()
-    pages = plan_pages(lanes, predicate, read_options.journal) if native_pages else {}
+    plan = plan_lanes(sc, path, log_uri, doing="reading", allow_partial=read_options.allow_partial,
+                      predicate=predicate, skip_corrupt=read_options.skip_corrupt)
+    lanes = plan.lanes
+    pages = plan_pages(lanes, predicate, read_options.journal) \
+        if native_pages and plan.shared_view else {}
     schema = full_schema(stored)
     wanted = named(stored, [columns] if isinstance(columns, str) else columns) \
         if columns is not None else None
     paged = paged_frame(spark, pages, schema, predicate)
     if paged is not None and wanted is not None:
         paged = paged.select(*wanted.names)
-    with_tail = [p for p in lanes if not (p.lane in pages and pages[p.lane].tail_empty)]
-    if paged is not None and not with_tail:
-        return paged, lanes
-    described = located_lanes(sc, path, with_tail or lanes, "reading",
+    tails = [i for i, p in enumerate(lanes) if not (p.lane in pages and pages[p.lane].tail_empty)]
+    if paged is not None and not tails:
+        return paged, plan
+    if not tails:               # a partial read that reaches no lane at all
+        return spark.createDataFrame([], from_arrow_schema(schema if wanted is None else wanted)), plan
+    described = located_lanes(sc, plan, tails, "reading",
                               {lane: {"pagesElsewhere": p.names} for lane, p in pages.items()})
     descriptions = _strings_frame(spark, described, LANE_COLUMN)
     task = lane_task(stored.serialize().to_pybytes(), read_options.journal, predicate,
                      read_options.skip_corrupt,
                      wanted.serialize().to_pybytes() if wanted is not None else None)
     tails = descriptions.mapInArrow(task, from_arrow_schema(schema if wanted is None else wanted))
-    return (tails if paged is None else paged.union(tails)), lanes
+    return (tails if paged is None else paged.union(tails)), plan
 
 
-def located_lanes(sc, path: str, lanes: list[LanePartition], doing: str,
+def located_lanes(sc, plan: LanePlan, which: list[int] | None, doing: str,
                   extra: dict | None = None):
     """An RDD of one JSON lane description (lane, node, commitLog, and
-    ``extra[lane]`` if given) per lane, in ``lanes`` order, one partition each,
-    each preferring the lane's node (a task must still check it runs there:
-    lane_scan.check_node)."""
-    _check_placeable(path, lanes)
-    cluster = live_cluster(sc, {p.node.rpartition("@")[2] for p in lanes})
-    placed = [(p, preferred_locations(path, os.path.dirname(p.lane), p.node, cluster)) for p in lanes]
-    log.info("%s %d lanes of %s on their nodes: %s", doing, len(placed), path,
-             "; ".join(f"{p.lane} -> {', '.join(locations)}" for p, locations in placed))
+    ``extra[lane]`` if given) per lane of ``plan`` (those at the indexes
+    ``which``, default all), one partition each, each preferring the lane's
+    node (a task must still check it runs there: lane_scan.check_node)."""
+    chosen = range(len(plan.lanes)) if which is None else which
+    placed = [(plan.lanes[i], plan.locations[i]) for i in chosen]
+    log.info("%s %d lanes of %s on their nodes: %s", doing, len(placed), plan.path,
+             "; ".join(f"{p.lane} of {p.node} -> {', '.join(locations) or 'anywhere'}"
+                       for p, locations in placed))
     described = [(json.dumps({"lane": p.lane, "node": p.node, "commitLog": p.log_uri,
                               **(extra or {}).get(p.lane, {})}), locations)
                  for p, locations in placed]
-    return _located_rdd(sc, described)
-
-
-def _check_placeable(path: str, lanes: list[LanePartition]) -> None:
-    if not lanes:
-        raise SparkJournalError(
-            f"no lanes under {path} visible from the driver on {socket.gethostname()}: "
-            f"sparkjournal.read enumerates the node roots the driver sees (this machine, "
-            f"local-cluster, a shared mount); run the driver where the roots are, or check "
-            f"the path and its {{host}}/{{executor}} placeholders")
-    unplaced = sorted({os.path.dirname(p.lane) for p in lanes if p.node is None})
-    if unplaced:
-        raise SparkJournalError(
-            f"node root(s) {', '.join(unplaced)} have no NODE_ID file, so the node holding "
-            f"their lanes is unknown and a task cannot check it reads the right one; "
-            f"read them with spark.read.format('sparkjournal') on the machine holding them")
+    return located_rdd(sc, described)
 
 
 def spark_context(spark):
@@ -147,7 +134,7 @@ def _strings_frame(spark, strings, column: str):
                      spark)
 
 
-def _located_rdd(sc, placed: list[tuple[str, list[str]]]):
+def located_rdd(sc, placed: list[tuple[str, list[str]]]):
     """A PySpark RDD of the strings in ``placed``, one partition each, with the
     given location preferences (SparkContext.makeRDD with preferences)."""
     from pyspark.rdd import RDD

@@ -20,12 +20,16 @@ from ..errors import ConfigError, SparkJournalError
 from ..events.pruning import Comparison, Predicate
 from .sink import split_options
 
-READ_OPTIONS = ("skipCorrupt", "startingBatchId", "startingTimestamp",
+READ_OPTIONS = ("skipCorrupt", "allowPartialRead", "startingBatchId", "startingTimestamp",
                 "maxRowsPerTrigger", "maxBytesPerTrigger")
 # option -> (default, what it accepts, what it does)
 READ_OPTION_DOCS = {
     "skipCorrupt": ("false", "true or false",
                     "leave a damaged file out of the read and report it, instead of failing"),
+    "allowPartialRead": ("false", "true or false",
+                         "true: a read that cannot reach a node holding committed events reads "
+                         "the rest and logs exactly which hosts, lanes and batches it left out, "
+                         "instead of failing"),
     "startingBatchId": ("–", "a batch id (a whole number from 0 up)",
                         "only events of batches with this id or later"),
     "startingTimestamp": ("–", "ISO 8601 (2026-11-21T08:00:00Z) or milliseconds since the epoch",
@@ -43,6 +47,7 @@ class ReadOptions:
     commit_log: str | None
     journal: dict
     skip_corrupt: bool = False
+    allow_partial: bool = False
     starting_batch_id: int | None = None
     starting_time: datetime.datetime | None = None
     max_rows: int | None = None
@@ -77,6 +82,7 @@ def parse_read_options(options) -> ReadOptions:
     return ReadOptions(
         path, sink.get("commitLog"), journal,
         skip_corrupt=_parsed(parse_bool, "skipCorrupt", read.get("skipCorrupt", False)),
+        allow_partial=_parsed(parse_bool, "allowPartialRead", read.get("allowPartialRead", False)),
         starting_batch_id=_whole_number("startingBatchId", read.get("startingBatchId"), 0),
         starting_time=_timestamp(read.get("startingTimestamp")),
         max_rows=_whole_number("maxRowsPerTrigger", read.get("maxRowsPerTrigger"), 1),

@@ -4,7 +4,8 @@
 
 One input partition per lane (every node root of ``path`` visible from the
 driver: one machine, local-cluster, a shared mount; sparkjournal.read is the
-locality-aware read for separate machines). ``read`` yields Arrow record
+locality-aware read for separate machines). A driver that does not see every
+lane holding committed events fails planning (driver_view.py). ``read`` yields Arrow record
 batches straight from the lane's memory-mapped bodies (lane_scan.py).
 
 Pushdown: with ``spark.sql.python.filterPushdown.enabled`` on, comparisons on
@@ -26,7 +27,7 @@ from pyspark.sql.datasource import DataSourceReader, InputPartition
 from ..events.lane_scan import METADATA, LaneSlice, scan
 from ..events.pruning import Predicate
 from .pushdown import from_spark_filters
-from ..events.visible_events import node_lanes
+from .driver_view import driver_lanes
 
 PUSHDOWN_PLANNER = ".data_source_pushdown_filters"      # pyspark.sql.worker's module
 __all__ = ["METADATA", "JournalReader", "LanePartition", "reader_class"]
@@ -55,8 +56,9 @@ class LanePartition(InputPartition):
 class JournalReader(DataSourceReader):
     def __init__(self, path: str, log_uri: str, events_schema: pa.Schema, journal_options: dict,
                  predicate: Predicate = Predicate(), skip_corrupt: bool = False,
-                 columns: pa.Schema | None = None):
+                 columns: pa.Schema | None = None, allow_partial: bool = False):
         self.path, self.log_uri = path, log_uri
+        self.allow_partial = allow_partial
         self.events_schema, self.columns = events_schema, columns     # columns None: all
         self.journal_options = journal_options
         self.predicate, self.skip_corrupt = predicate, skip_corrupt
@@ -64,7 +66,8 @@ class JournalReader(DataSourceReader):
     def partitions(self):
         return [LanePartition(LaneSlice(lane, node, self.log_uri, predicate=self.predicate,
                                         skip_corrupt=self.skip_corrupt))
-                for lane, node in node_lanes(self.path)]
+                for lane, node in driver_lanes(self.path, self.log_uri, self.allow_partial,
+                                               "spark.read.format('sparkjournal')")]
 
     def read(self, partition: LanePartition):
         yield from scan(partition.slice, self.events_schema, self.journal_options,

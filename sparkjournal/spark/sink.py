@@ -132,7 +132,8 @@ class JournalSink:
             timezone = df.sparkSession.conf.get("spark.sql.session.timeZone")
             arrow_schema = spark_to_arrow(df.schema, timezone)
             self.committer.check_schema(arrow_schema, where)
-            plan = WritePlan(self.path, self.journal_options, self.committer.log_uri, query, batch_id)
+            plan = WritePlan(self.path, self.journal_options, self.committer.log_uri, query,
+                             batch_id, self.committer.log.log_id(create=True))
             started = time.perf_counter()
             small = self._small_batch(df, arrow_schema)
             if small is not None:

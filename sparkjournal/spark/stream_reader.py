@@ -20,6 +20,9 @@ open transactions are dead and do not hold the stable point. A prepared
 transaction of a query that is never restarted stays undecided and holds its
 lane until the maintenance job resolves it; the reader logs which one.
 
+Lanes are those the driver sees; a driver that does not see every lane holding
+committed events fails the trigger (driver_view.py).
+
 A user-specified schema (``readStream...schema("id bigint, key string")``) is
 the columns every micro-batch yields, as in the batch reader (user_schema.py).
 """
@@ -42,7 +45,8 @@ from ..events.page_scan import record_sizes
 from .read_options import ReadOptions
 from .reader import LanePartition
 from ..events.resolve import Outcome, prepared_outcomes
-from ..events.visible_events import lane_event_records, node_lanes
+from ..events.visible_events import lane_event_records
+from .driver_view import driver_lanes
 
 log = logging.getLogger("sparkjournal.stream")
 
@@ -60,7 +64,9 @@ class JournalStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     # --- driver side --------------------------------------------------------------
     def _lanes(self) -> dict[str, tuple[str, str | None]]:
-        return {lane_key(node, lane): (lane, node) for lane, node in node_lanes(self.options.path)}
+        seen = driver_lanes(self.options.path, self.log_uri, self.options.allow_partial,
+                            "spark.readStream.format('sparkjournal')")
+        return {lane_key(node, lane): (lane, node) for lane, node in seen}
 
     def initialOffset(self) -> dict:
         return {"lanes": {}}
