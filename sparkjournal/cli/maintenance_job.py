@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import logging
+import socket
 import sys
 import time
 
@@ -71,7 +72,8 @@ def lane_task(lane_pass, options: dict, force: bool):
     """What each lane's task runs, on the lane's node: its report as a dict."""
     def run(lane: str, node: str, log_uri: str) -> dict:
         report = lane_pass(lane, node, log_uri, load_config(options), force=force)
-        return {"line": report.line(), **dataclasses.asdict(report)}
+        host = socket.gethostname()                 # lanes of two hosts may share a path
+        return {"line": f"{host}:{report.line()}", "host": host, **dataclasses.asdict(report)}
     return run
 
 

@@ -1,0 +1,1 @@
+"""The multi-host test bed (cluster_bed.py) and the driver it runs (bed_driver.py)."""

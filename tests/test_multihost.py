@@ -1,0 +1,336 @@
+"""Every user path on a cluster of separate hosts (tests/bed/cluster_bed.py): two
+Spark workers, each in its own mount and UTS namespace with its own host name,
+loopback address and private disk at the journal root, the commit log and
+checkpoints in a folder every host shares; drivers run in a namespace that sees
+no node root (the edge) or inside one host's.
+
+Each scenario runs one driver (tests/bed/bed_driver.py) through several steps
+and the tests below judge its report: every event id exactly once, or an error
+that names the host that could not be reached. The bed itself and the
+sinks-then-reads scenario (the separate-hosts table: the driver on no host and
+on one host) run in the default suite, ~1.5 min; maintenance and the faults
+are slow (~6 min): CI runs them.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+pytest.importorskip("pyspark")
+
+sys.path.insert(0, os.path.dirname(__file__))
+from bed.cluster_bed import ClusterBed, unshare_unavailable  # noqa: E402
+
+from sparkjournal.events.commit_log import CommitLog  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DRIVER = os.path.join(HERE, "bed", "bed_driver.py")
+REPO = os.path.dirname(HERE)
+ROWS = 1000
+CONF = ["spark.locality.wait=10s", "spark.scheduler.maxRegisteredResourcesWaitingTime=20s"]
+
+
+@pytest.fixture(scope="module")
+def bed(tmp_path_factory):
+    reason = unshare_unavailable()
+    if reason:
+        pytest.skip(f"the multi-host bed cannot run here: {reason}")
+    cluster = ClusterBed(tmp_path_factory.mktemp("bed"), hosts=2)
+    try:
+        cluster.start()
+        print(f"bed of {len(cluster.host_names)} hosts started in {cluster.start_seconds:.1f}s")
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+def in_host(bed, host: str | None, code: str) -> str:
+    """What ``code`` prints when run by Python inside ``host``'s namespaces."""
+    result = bed.run_driver([sys.executable, "-c", code], on=host, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_each_host_has_its_own_name_address_and_disk_at_one_path(bed):
+    probe = ("import os, socket; root = {root!r}; write = {write}; "
+             "write and open(os.path.join(root, 'probe'), 'w').write(socket.gethostname()); "
+             "print(socket.gethostname(), socket.gethostbyname(socket.gethostname()), "
+             "sorted(os.listdir(root)))")
+    for host in bed.host_names:
+        seen = in_host(bed, host, probe.format(root=str(bed.node_root), write=True))
+        assert seen == f"{host} {bed.address(host)} ['probe']"
+        assert (bed.private(host) / "probe").read_text() == host, "each host writes its own disk"
+    edge = in_host(bed, None, probe.format(root=str(bed.node_root), write=False))
+    assert edge == "sjedge 127.0.0.1 []", "the edge sees no node root"
+    assert bed.alive_workers() == bed.host_names
+
+
+def drive(bed, journal: str, steps: list[dict], on: str | None = None, conf=(),
+          timeout: float = 600) -> list[dict]:
+    """Runs the bed driver; its per-step results."""
+    argv = [sys.executable, DRIVER, "--journal", journal, "--steps", json.dumps(steps)]
+    for item in [*CONF, *conf]:
+        argv += ["--conf", item]
+    started = time.monotonic()
+    result = bed.run_driver(argv, on=on, timeout=timeout)
+    line = next((line for line in result.stdout.splitlines() if line.startswith("RESULT ")), None)
+    assert line is not None, f"driver exit {result.returncode}: {result.stderr[-4000:]}"
+    print(f"driver on {on or 'the edge'}: {[s['do'] for s in steps]} in "
+          f"{time.monotonic() - started:.1f}s")
+    return json.loads(line[len("RESULT "):])
+
+
+def expected_ids(stream: dict, offset: int = 0) -> list[int]:
+    return sorted(offset + batch * stream["rows"] + i
+                  for batch in stream["decided"] for i in range(stream["rows"]))
+
+
+def log_of(bed, journal: str) -> CommitLog:
+    return CommitLog(str(bed.shared / journal / "commits"))
+
+
+def lanes_on(bed, host: str, journal: str) -> list[str]:
+    root = bed.private(host) / journal
+    return sorted(d for d in os.listdir(root) if d.startswith("lane-")) if root.is_dir() else []
+
+
+# --- writing on the hosts, reading from the edge and from a host ------------------
+
+@pytest.fixture(scope="module")
+def written(bed):
+    """From the edge: a foreachBatch stream, a format stream, a batch append,
+    then every read. From sjhost1: one more foreachBatch stream, then every read."""
+    steps = [{"do": "stream", "sink": "foreachBatch", "batches": 3, "rows": ROWS, "query": "each"},
+             {"do": "stream", "sink": "format", "batches": 2, "rows": ROWS, "query": "fmt",
+              "offset": 1_000_000},
+             {"do": "write", "start": 2_000_000, "count": 3000},
+             {"do": "read"}, {"do": "format_read"}, {"do": "stream_read"}]
+    edge = drive(bed, "events", steps)
+    on_host = drive(bed, "events", [
+        {"do": "stream", "batches": 2, "rows": ROWS, "query": "hosted", "offset": 3_000_000},
+        {"do": "read"}, {"do": "format_read"}, {"do": "stream_read"}], on=bed.host_names[0])
+    each, fmt, write = edge[:3]
+    for step in (each, fmt, write, on_host[0]):
+        assert "error" not in step, step
+    ids = expected_ids(each) + expected_ids(fmt, 1_000_000) + list(range(2_000_000, 2_003_000))
+    return {"edge": edge, "on_host": on_host, "ids": sorted(ids),
+            "all_ids": sorted(ids + expected_ids(on_host[0], 3_000_000))}
+
+
+def test_sinks_land_lanes_on_every_host_disk_and_none_on_the_edge(bed, written):
+    for host in bed.host_names:
+        assert lanes_on(bed, host, "events"), f"{host} got no lane"
+    assert not os.listdir(bed.node_root), "the edge's view of the journal root stays empty"
+    hosted = written["on_host"][0]["lanes"]
+    assert {lane.split("/")[-1] for lane in hosted} <= {
+        lane for host in bed.host_names for lane in lanes_on(bed, host, "events")}
+
+
+def test_read_from_the_edge_returns_every_event_exactly_once(bed, written):
+    read = written["edge"][3]
+    assert "error" not in read, read
+    assert read["ids"] == written["ids"]
+    assert read["hosts"] == sorted(bed.host_names) and read["left_out"] == ""
+
+
+def test_read_from_one_host_returns_every_event_not_just_its_own(bed, written):
+    read = written["on_host"][1]
+    assert "error" not in read, read
+    assert read["ids"] == written["all_ids"], "the table's 11,000 of 22,000 is gone"
+    assert read["hosts"] == sorted(bed.host_names)
+
+
+@pytest.mark.parametrize("where", ["edge", "on_host"])
+def test_python_source_reads_fail_at_planning_naming_sparkjournal_read(written, where):
+    steps = written[where]
+    for step in steps:
+        if step["do"] in ("format_read", "stream_read"):
+            assert "error" in step, f"{step['do']} from {where} returned {step}"
+            assert "sparkjournal.read(spark" in step["error"] and "does not see node" in step["error"]
+            assert "committed batches" in step["error"]
+
+
+# --- maintenance, deletes, retention across hosts ---------------------------------
+
+def spark_submit(bed, job: str, args: list[str], on: str | None = None, timeout: float = 600):
+    """A job as a user runs it: spark-submit with the bed's confs."""
+    import pyspark
+    submit = os.path.join(os.path.dirname(pyspark.__file__), "bin", "spark-submit")
+    confs = [arg for key, value in bed.driver_conf(on).items()
+             for arg in ("--conf", f"{key}={value}")]
+    for item in CONF:
+        confs += ["--conf", item]
+    argv = [submit, *confs, os.path.join(REPO, "jobs", job), *args]
+    started = time.monotonic()
+    result = bed.run_driver(argv, on=on, timeout=timeout)
+    print(f"{job} {' '.join(args)} on {on or 'the edge'}: exit {result.returncode} in "
+          f"{time.monotonic() - started:.1f}s")
+    return result
+
+
+def journal_args(bed, journal: str) -> list[str]:
+    return ["--path", str(bed.node_root / journal),
+            "--commit-log", str(bed.shared / journal / "commits")]
+
+
+@pytest.fixture(scope="module")
+def maintained(bed):
+    """Three batches from the edge; compact.py --force from the edge, page.py
+    --force on sjhost1, replay.py from the edge; on sjhost2 a read, a delete and
+    a read; retention of everything (1 s) on sjhost1; a read from the edge."""
+    first = drive(bed, "kept", [{"do": "stream", "batches": 3, "rows": ROWS, "query": "kept"}])[0]
+    assert "error" not in first, first
+    compact = spark_submit(bed, "compact.py", journal_args(bed, "kept") + ["--force"])
+    page = spark_submit(bed, "page.py", journal_args(bed, "kept") + ["--force"],
+                        on=bed.host_names[0])
+    replay = spark_submit(bed, "replay.py", journal_args(bed, "kept") + [
+        "--output", str(bed.shared / "replayed"), "--summary"])
+    after = drive(bed, "kept", [{"do": "read"}, {"do": "delete", "predicate": "id % 10 = 0"},
+                                {"do": "read"}], on=bed.host_names[1])
+    retention = spark_submit(bed, "compact.py", journal_args(bed, "kept") + [
+        "--option", "retention=1s"], on=bed.host_names[0])
+    last = drive(bed, "kept", [{"do": "read"}])[0]
+    return {"ids": expected_ids(first), "compact": compact, "page": page, "replay": replay,
+            "after": after, "retention": retention, "last": last}
+
+
+@pytest.mark.slow
+def test_compact_and_page_jobs_reach_every_hosts_lanes(bed, maintained):
+    for name in ("compact", "page"):
+        result = maintained[name]
+        assert result.returncode == 0, (result.stdout[-2000:], result.stderr[-3000:])
+        for host in bed.host_names:
+            for lane in lanes_on(bed, host, "kept"):
+                assert f"{host}:{bed.node_root / 'kept'}/{lane}: " in result.stdout, (host, lane, name)
+    for host in bed.host_names:
+        paged = [lane for lane in lanes_on(bed, host, "kept")
+                 if (bed.private(host) / "kept" / lane / "pages").is_dir()]
+        assert paged, f"page.py --force paged no lane on {host}: page files live on their node"
+
+
+@pytest.mark.slow
+def test_replay_job_from_the_edge_writes_every_event_once(bed, maintained):
+    import pyarrow.parquet as pq
+    result = maintained["replay"]
+    assert result.returncode == 0, (result.stdout[-2000:], result.stderr[-3000:])
+    ids = sorted(pq.read_table(str(bed.shared / "replayed"), columns=["id"]).column("id").to_pylist())
+    assert ids == maintained["ids"]
+    assert f"{len(maintained['ids'])} events" in result.stdout
+
+
+@pytest.mark.slow
+def test_paged_and_compacted_journal_reads_every_event_once_then_deletes_reach_both_hosts(
+        bed, maintained):
+    read, delete, again = maintained["after"]
+    assert read["ids"] == maintained["ids"], "pages read on their node, tails by the lane tasks"
+    assert "error" not in delete, delete
+    gone = [i for i in maintained["ids"] if i % 10 == 0]
+    assert delete["rows"] == len(gone)
+    assert {lane.split("/")[-1] for lane in delete["lanes"]} and delete["left_out"] == ""
+    assert again["ids"] == [i for i in maintained["ids"] if i % 10]
+
+
+@pytest.mark.slow
+def test_retention_reaches_every_hosts_lanes(bed, maintained):
+    result = maintained["retention"]
+    assert result.returncode == 0, (result.stdout[-2000:], result.stderr[-3000:])
+    assert maintained["last"]["ids"] == [], "every event is past a 1 s retention"
+    for host in bed.host_names:
+        lines = [line for line in result.stdout.splitlines() if line.startswith(f"{host}:")]
+        assert any("stored records (" in line and "past it" in line for line in lines), \
+            f"retention expired nothing on {host}: {lines}"
+
+
+# --- faults across hosts -----------------------------------------------------------
+
+def start_stream(bed, journal: str, rows: int = 500):
+    steps = [{"do": "stream", "forever": True, "rows": rows, "query": journal}]
+    argv = [sys.executable, DRIVER, "--journal", journal, "--steps", json.dumps(steps)]
+    for item in CONF:
+        argv += ["--conf", item]
+    child = bed.popen_driver(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    for line in child.stdout:
+        if line.startswith("QUERY "):
+            return child, line.split()[1]
+    raise AssertionError(f"the stream driver ended before its query ran (exit {child.wait()})")
+
+
+def wait_decided(bed, journal: str, query: str, count: int, timeout: float = 300) -> int:
+    log = log_of(bed, journal)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = len(log.batches(query))
+        if found >= count:
+            return found
+        time.sleep(0.5)
+    raise AssertionError(f"only {len(log.batches(query))} of {count} batches of {query} decided")
+
+
+def kill_driver(child) -> None:
+    os.killpg(child.pid, signal.SIGKILL)
+    child.wait()
+
+
+def finish_and_read(bed, journal: str, batches: int, rows: int = 500) -> tuple[dict, dict]:
+    """Restarts the stream from its checkpoint until ``batches`` are decided, then reads."""
+    stream, read = drive(bed, journal, [
+        {"do": "stream", "batches": batches, "rows": rows, "query": journal}, {"do": "read"}])
+    assert "error" not in stream and "error" not in read, (stream, read)
+    return stream, read
+
+
+@pytest.mark.slow
+def test_worker_host_killed_mid_stream_loses_and_doubles_nothing(bed):
+    child, query = start_stream(bed, "hostkill")
+    try:
+        decided = wait_decided(bed, "hostkill", query, 2)
+        bed.kill_host(bed.host_names[1])
+        assert bed.processes_on(bed.host_names[1]) == [], "worker, executor, Python workers: dead"
+        decided = wait_decided(bed, "hostkill", query, decided + 2)
+        bed.restart_host(bed.host_names[1])
+        wait_decided(bed, "hostkill", query, decided + 1)
+    finally:
+        kill_driver(child)
+    stream, read = finish_and_read(bed, "hostkill", len(log_of(bed, "hostkill").batches(query)) + 2)
+    assert stream["query"] == query
+    assert read["ids"] == expected_ids(stream), "every event of every decided batch, once"
+
+
+@pytest.mark.slow
+def test_driver_killed_mid_stream_with_prepared_lanes_on_other_hosts_is_exactly_once(bed):
+    child, query = start_stream(bed, "driverkill")
+    try:
+        wait_decided(bed, "driverkill", query, 3)
+    finally:
+        kill_driver(child)             # tasks on both hosts may hold prepared transactions
+    stream, read = finish_and_read(bed, "driverkill",
+                                   len(log_of(bed, "driverkill").batches(query)) + 2)
+    assert stream["query"] == query
+    assert read["ids"] == expected_ids(stream)
+
+
+@pytest.mark.slow
+def test_host_down_at_read_time_fails_naming_it_and_reads_all_once_back(bed):
+    stream = drive(bed, "hostdown", [{"do": "stream", "batches": 2, "rows": ROWS,
+                                      "query": "hostdown"}])[0]
+    down = bed.host_names[1]
+    assert lanes_on(bed, down, "hostdown"), "the host to take down holds lanes"
+    bed.kill_host(down)
+    try:
+        failed, partial = drive(bed, "hostdown", [{"do": "read"}, {"do": "read", "allowPartial": True}],
+                                conf=["spark.scheduler.maxRegisteredResourcesWaitingTime=5s"])
+    finally:
+        bed.restart_host(down)
+    assert "UnreachableNodesError" in failed["error"]
+    assert f"on host {down} (no live executor on host {down}" in failed["error"]
+    assert "committed batches" in failed["error"] and "allowPartialRead=true" in failed["error"]
+    assert partial["left_out"].startswith("PARTIAL READ") and down in partial["left_out"]
+    assert set(partial["ids"]) < set(expected_ids(stream)) and partial["hosts"] == [bed.host_names[0]]
+    back = drive(bed, "hostdown", [{"do": "read"}])[0]
+    assert back["ids"] == expected_ids(stream)
