@@ -158,13 +158,14 @@ def test_python_source_reads_fail_at_planning_naming_sparkjournal_read(written, 
 
 # --- maintenance, deletes, retention across hosts ---------------------------------
 
-def spark_submit(bed, job: str, args: list[str], on: str | None = None, timeout: float = 600):
+def spark_submit(bed, job: str, args: list[str], on: str | None = None, timeout: float = 600,
+                 conf=()):
     """A job as a user runs it: spark-submit with the bed's confs."""
     import pyspark
     submit = os.path.join(os.path.dirname(pyspark.__file__), "bin", "spark-submit")
     confs = [arg for key, value in bed.driver_conf(on).items()
              for arg in ("--conf", f"{key}={value}")]
-    for item in CONF:
+    for item in [*CONF, *conf]:
         confs += ["--conf", item]
     argv = [submit, *confs, os.path.join(REPO, "jobs", job), *args]
     started = time.monotonic()
@@ -325,6 +326,8 @@ def test_host_down_at_read_time_fails_naming_it_and_reads_all_once_back(bed):
     try:
         failed, partial = drive(bed, "hostdown", [{"do": "read"}, {"do": "read", "allowPartial": True}],
                                 conf=["spark.scheduler.maxRegisteredResourcesWaitingTime=5s"])
+        compact = spark_submit(bed, "compact.py", journal_args(bed, "hostdown") + ["--force"],
+                               conf=["spark.scheduler.maxRegisteredResourcesWaitingTime=5s"])
     finally:
         bed.restart_host(down)
     assert "UnreachableNodesError" in failed["error"]
@@ -332,5 +335,8 @@ def test_host_down_at_read_time_fails_naming_it_and_reads_all_once_back(bed):
     assert "committed batches" in failed["error"] and "allowPartialRead=true" in failed["error"]
     assert partial["left_out"].startswith("PARTIAL READ") and down in partial["left_out"]
     assert set(partial["ids"]) < set(expected_ids(stream)) and partial["hosts"] == [bed.host_names[0]]
+    assert compact.returncode == 1, "a job that could not reach a lane exits non-zero"
+    assert f"{down}:{bed.node_root / 'hostdown'}/{{" in compact.stdout
+    assert "FAILED: not reached:" in compact.stdout
     back = drive(bed, "hostdown", [{"do": "read"}])[0]
     assert back["ids"] == expected_ids(stream)

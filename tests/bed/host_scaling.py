@@ -6,7 +6,8 @@ Starts a 3-host bed (cluster_bed.py) and, for k = 1, 2, 3, runs a foreachBatch
 stream from the edge with ``spark.cores.max=k`` (one executor per host, one core
 each) and k partitions per batch, so every batch has one task on each of k
 hosts. For each k it prints the median micro-batch time (Spark's
-triggerExecution), the median time of the batch's commit-log write, and the
+triggerExecution), the median time of the Spark job whose tasks write and
+prepare the batch's lanes, the median time of the batch's commit-log write, and the
 commit log's own count of writes and transactions per batch: the claim under
 test is that a batch costs one commit-log write whatever the number of hosts,
 whose decision lists one transaction per task. All k run in one bed, in turn,
@@ -47,6 +48,7 @@ def measure(bed: ClusterBed, hosts: int, batches: int, rows: int) -> dict:
     steady = slice(1, None)
     return {"hosts": hosts, "batches": len(decisions),
             "median_batch_ms": statistics.median(stream["batch_ms"][steady]),
+            "median_job_ms": statistics.median(stream["job_ms"][steady]),
             "median_commit_log_ms": statistics.median(stream["commit_log_ms"][steady]),
             "decision_files": len(log.batches(stream["query"])),
             "hosts_per_batch": statistics.median(len({t["host"] for t in d.txs}) for d in decisions),
@@ -66,10 +68,11 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="sj-scale-") as base:
         with ClusterBed(base, hosts=3).start() as bed:
             rows = [measure(bed, k, args.batches, args.rows) for k in (1, 2, 3)]
-    print(f"{'hosts':>5} {'batches':>7} {'batch ms':>9} {'commit log ms':>13} "
+    print(f"{'hosts':>5} {'batches':>7} {'batch ms':>9} {'tasks ms':>9} {'commit log ms':>13} "
           f"{'log writes':>10} {'hosts/batch':>11} {'txs/decision':>12}")
     for row in rows:
         print(f"{row['hosts']:>5} {row['batches']:>7} {row['median_batch_ms']:>9.0f} "
+              f"{row['median_job_ms']:>9.0f} "
               f"{row['median_commit_log_ms']:>13.2f} {row['decision_files']:>10} "
               f"{row['hosts_per_batch']:>11.0f} {row['txs_per_decision']:>12.0f}")
     if args.json:
