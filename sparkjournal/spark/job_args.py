@@ -39,6 +39,4 @@ def session(app_name: str, args):
         builder = builder.master(args.master)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
-    from .. import register       # also found by PySpark's scan, except from an editable install
-    register(spark)
     return spark

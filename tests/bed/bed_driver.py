@@ -47,8 +47,6 @@ def session(extra: list[str]):
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
-    import sparkjournal
-    sparkjournal.register(spark)      # an editable install hides the pyspark_ module from Spark's scan
     return spark
 
 
