@@ -19,7 +19,7 @@ from .errors import ConfigError
 from .format.layout import FILE_HEADER_SIZE, FILE_SIZE_MULTIPLE
 
 # conf/sparkjournal.conf in the source tree states these same defaults for users
-# to copy (tests/test_config.py keeps the two equal); SPARKJOURNAL_CONF names a
+# to copy (tests/test_options.py keeps the two equal); SPARKJOURNAL_CONF names a
 # copy to read.
 CONF_ENV = "SPARKJOURNAL_CONF"
 

@@ -28,7 +28,7 @@ left; the request is still carried out, or abandoned if the records changed);
 killed after, they are read from the page file. Nothing lost, nothing twice.
 Idempotent: records named by a pending page request are not paged again.
 
-Retention does not reach paged events yet (noted in the report of issue 5).
+Retention reaches paged events as deletion vectors (maintenance/retention.py).
 """
 from __future__ import annotations
 

@@ -32,7 +32,7 @@ import time
 
 import pyarrow as pa
 
-from ..errors import JournalFullError, TransactionError
+from ..errors import JournalFullError, SparkJournalError, TransactionError
 from ..journal.journal import Journal
 from ..maintenance.full_policy import DROP, admit
 from ..maintenance.lane_requests import carry_out_all
@@ -53,7 +53,7 @@ MESSAGE_SCHEMA = pa.schema([
     ("write_ms", pa.float64()), ("prepare_ms", pa.float64()), ("dropped", pa.int64())])
 
 
-class SinkTaskError(RuntimeError):
+class SinkTaskError(SparkJournalError, RuntimeError):
     """A task could not write its part of a batch; names the batch, host and lane."""
 
 
