@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -304,7 +305,9 @@ def test_threads_seconds_raises_a_thread_error_after_every_thread_ended():
     with pytest.raises(OSError, match="no space left"):
         threads_seconds(4, work)
     assert sorted(ended) == [0, 1, 2, 3]
-    assert threads_seconds(3, lambda index: None) >= 0
+    together = threading.Barrier(3, timeout=60)     # broken unless all three run at once
+    threads_seconds(3, lambda index: together.wait())
+    assert together.n_waiting == 0 and not together.broken
 
 
 def test_bench_maintenance_quick_compaction_prints_ratios_and_writes_json(tmp_path, capsys):
