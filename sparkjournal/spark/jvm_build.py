@@ -1,0 +1,220 @@
+"""Builds the JVM side of sparkjournal (``<repo>/jvm/src/main/java``) into one jar.
+
+Contract:
+
+* ``jvm_jar()`` returns the path of a jar holding every class compiled from
+  ``jvm/src/main/java/**.java``, or raises ``JvmUnavailableError`` saying why
+  there is none; ``jvm_unavailable()`` returns that reason, or None when the
+  jar is there.
+* The sources are found relative to this file (``<repo>/jvm``), so in a
+  checkout and after ``pip install -e .``; a non-editable install has none and
+  says so.
+* They are compiled with the JDK's ``javac`` (the one on PATH, else
+  ``$JAVA_HOME/bin/javac``), ``--release 17``, against every jar of the
+  installed pyspark (``<pyspark>/jars/*``).
+* The jar lives in a cache folder, never in the repository:
+  ``<cache>/<key>/sparkjournal-jvm.jar`` where ``<cache>`` is
+  ``$SPARKJOURNAL_JVM_CACHE`` or ``~/.cache/sparkjournal/jvm`` and ``<key>`` is
+  the sha256 of the sources (their paths and bytes) and pyspark's version: a
+  changed source or another Spark builds a new jar, an unchanged one is
+  reused (without needing javac).
+* A build compiles into a temporary folder beside the jar and renames the
+  finished jar into place (atomic), under an exclusive lock of the key's
+  folder: processes that build at once wait for one build, and nobody ever
+  sees half a jar.
+"""
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import zipfile
+
+from ..errors import SparkJournalError
+
+CACHE_ENV = "SPARKJOURNAL_JVM_CACHE"
+JAR_NAME = "sparkjournal-jvm.jar"
+JAVA_RELEASE = "17"
+JVM_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                       "jvm")
+SOURCE_DIR = os.path.join(JVM_DIR, "src", "main", "java")
+JAVAC_TIMEOUT_S = 600
+_MANIFEST = b"Manifest-Version: 1.0\r\nCreated-By: sparkjournal jvm_build\r\n\r\n"
+_ZIP_TIME = (1980, 1, 1, 0, 0, 0)          # fixed: the same sources give the same jar bytes
+_WORK_PREFIX = ".build-"
+
+_failed: dict[str, str] = {}               # key -> javac's complaint, once per process
+
+
+class JvmUnavailableError(SparkJournalError):
+    """The JVM jar cannot be built here; the message says why and what to do."""
+
+
+def jvm_unavailable() -> str | None:
+    """Why there is no JVM jar here (no javac, no pyspark, no sources, a compile
+    error with javac's output), or None once the jar is built."""
+    try:
+        jvm_jar()
+    except JvmUnavailableError as error:
+        return str(error)
+    return None
+
+
+def jvm_jar() -> str:
+    """The path of the jar built from the current sources, built first if needed."""
+    sources = java_sources()
+    spark_version, spark_jars = _pyspark_jars()
+    key = source_key(sources, spark_version)
+    folder = os.path.join(cache_root(), key)
+    jar = os.path.join(folder, JAR_NAME)
+    if os.path.isfile(jar):                    # built before: javac is not needed any more
+        return jar
+    if key in _failed:
+        raise JvmUnavailableError(_failed[key])
+    javac = javac_path()
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, ".build.lock"), "a") as lock:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+            if not os.path.isfile(jar):            # another process may have built it meanwhile
+                _build(javac, sources, spark_jars, folder, jar, key)
+    except OSError as error:
+        raise JvmUnavailableError(
+            f"cannot write the JVM build cache {folder}: {error}; set {CACHE_ENV} to a "
+            f"writable folder") from None
+    return jar
+
+
+def java_sources() -> list[str]:
+    """Every .java file under jvm/src/main/java, sorted."""
+    if not os.path.isdir(SOURCE_DIR):
+        raise JvmUnavailableError(
+            f"the Java sources are not at {SOURCE_DIR}: the JVM side is built from a "
+            f"checkout (or `pip install -e .`), not from an installed wheel")
+    found = [os.path.join(where, name) for where, _dirs, names in os.walk(SOURCE_DIR)
+             for name in names if name.endswith(".java")]
+    if not found:
+        raise JvmUnavailableError(f"no .java files under {SOURCE_DIR}")
+    return sorted(found)
+
+
+def javac_path() -> str:
+    """The javac on PATH, else $JAVA_HOME/bin/javac."""
+    found = shutil.which("javac")
+    if found:
+        return found
+    home = os.environ.get("JAVA_HOME", "")
+    candidate = os.path.join(home, "bin", "javac") if home else ""
+    if candidate and os.access(candidate, os.X_OK):
+        return candidate
+    raise JvmUnavailableError(
+        "no javac: install a JDK 17 or newer and put its bin/ on PATH or set JAVA_HOME "
+        f"(JAVA_HOME={home or 'unset'})")
+
+
+def java_path() -> str:
+    """The java launcher of the JDK whose javac builds the jar, else the one on PATH."""
+    try:
+        beside = os.path.join(os.path.dirname(os.path.realpath(javac_path())), "java")
+    except JvmUnavailableError:
+        beside = ""
+    if beside and os.access(beside, os.X_OK):
+        return beside
+    found = shutil.which("java")
+    if not found:
+        raise JvmUnavailableError("no java launcher: install a JDK 17 or newer")
+    return found
+
+
+def cache_root() -> str:
+    """$SPARKJOURNAL_JVM_CACHE, else ~/.cache/sparkjournal/jvm."""
+    configured = os.environ.get(CACHE_ENV, "").strip()
+    if configured:
+        return os.path.abspath(os.path.expanduser(configured))
+    return os.path.join(os.path.expanduser("~"), ".cache", "sparkjournal", "jvm")
+
+
+def source_key(sources: list[str], spark_version: str) -> str:
+    """sha256 of each source's path (below jvm/src/main/java) and bytes, and the
+    Spark version: what the jar's content depends on."""
+    digest = hashlib.sha256()
+    for path in sources:
+        with open(path, "rb") as handle:
+            data = handle.read()
+        name = os.path.relpath(path, SOURCE_DIR).replace(os.sep, "/").encode()
+        digest.update(b"%d:%s%d:" % (len(name), name, len(data)))
+        digest.update(data)
+    digest.update(f"pyspark {spark_version}; --release {JAVA_RELEASE}".encode())
+    return digest.hexdigest()
+
+
+def _pyspark_jars() -> tuple[str, str]:
+    """(pyspark.__version__, its jars/ folder)."""
+    try:
+        import pyspark
+    except ImportError as error:
+        raise JvmUnavailableError(f"pyspark is not installed ({error}): the JVM side compiles "
+                                  f"against its jars") from None
+    jars = os.path.join(os.path.dirname(pyspark.__file__), "jars")
+    if not os.path.isdir(jars) or not any(n.endswith(".jar") for n in os.listdir(jars)):
+        raise JvmUnavailableError(f"pyspark {pyspark.__version__} has no jars in {jars}")
+    return pyspark.__version__, jars
+
+
+def _build(javac: str, sources: list[str], spark_jars: str, folder: str, jar: str,
+           key: str) -> None:
+    """Compiles into a temporary folder inside ``folder`` and renames the jar into
+    place. Runs under the folder's lock, so any other build folder there is
+    debris of a builder that was killed."""
+    for name in os.listdir(folder):
+        if name.startswith(_WORK_PREFIX):
+            shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
+    work = tempfile.mkdtemp(prefix=_WORK_PREFIX, dir=folder)
+    try:
+        classes = os.path.join(work, "classes")
+        os.mkdir(classes)
+        argfile = os.path.join(work, "sources.txt")
+        with open(argfile, "w", encoding="utf-8") as handle:
+            handle.write("".join(f'"{_argfile_quote(path)}"\n' for path in sources))
+        command = [javac, "--release", JAVA_RELEASE, "-encoding", "UTF-8", "-d", classes,
+                   "-cp", os.path.join(spark_jars, "*"), f"@{argfile}"]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True,
+                                  timeout=JAVAC_TIMEOUT_S, cwd=work)
+        except subprocess.TimeoutExpired:
+            _failed[key] = f"javac did not finish within {JAVAC_TIMEOUT_S} s: {' '.join(command)}"
+            raise JvmUnavailableError(_failed[key]) from None
+        except OSError as error:
+            raise JvmUnavailableError(f"cannot run {javac}: {error}") from None
+        if done.returncode != 0:
+            output = (done.stdout + done.stderr).strip()
+            _failed[key] = f"javac failed (exit {done.returncode}) on {SOURCE_DIR}:\n{output}"
+            raise JvmUnavailableError(_failed[key])
+        partial = os.path.join(work, JAR_NAME)
+        _write_jar(classes, partial)
+        os.replace(partial, jar)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _write_jar(classes: str, path: str) -> None:
+    """A jar of everything under ``classes``: a manifest, then the files in name order."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
+        manifest = zipfile.ZipInfo("META-INF/MANIFEST.MF", _ZIP_TIME)
+        manifest.compress_type = zipfile.ZIP_DEFLATED
+        out.writestr(manifest, _MANIFEST)
+        names = sorted(os.path.relpath(os.path.join(where, name), classes)
+                       for where, _dirs, files in os.walk(classes) for name in files)
+        for name in names:
+            info = zipfile.ZipInfo(name.replace(os.sep, "/"), _ZIP_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            with open(os.path.join(classes, name), "rb") as handle:
+                out.writestr(info, handle.read())
+
+
+def _argfile_quote(path: str) -> str:
+    """A path as a double-quoted javac @argfile argument (backslashes and quotes escaped)."""
+    return path.replace("\\", "\\\\").replace('"', '\\"')
