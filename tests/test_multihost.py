@@ -6,10 +6,9 @@ no node root (the edge) or inside one host's.
 
 Each scenario runs one driver (tests/bed/bed_driver.py) through several steps
 and the tests below judge its report: every event id exactly once, or an error
-that names the host that could not be reached. The bed itself and the
-sinks-then-reads scenario (the separate-hosts table: the driver on no host and
-on one host) run in the default suite, ~1.5 min; maintenance and the faults
-are slow (~6 min): CI runs them.
+that names the host that could not be reached. All slow (~7.5 min: a bed,
+and a Spark application with an executor per host for each driver); CI runs
+them.
 """
 from __future__ import annotations
 
@@ -28,6 +27,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 from bed.cluster_bed import ClusterBed, unshare_unavailable  # noqa: E402
 
 from sparkjournal.events.commit_log import CommitLog  # noqa: E402
+
+pytestmark = pytest.mark.slow
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DRIVER = os.path.join(HERE, "bed", "bed_driver.py")
@@ -201,7 +202,6 @@ def maintained(bed):
             "after": after, "retention": retention, "last": last}
 
 
-@pytest.mark.slow
 def test_compact_and_page_jobs_reach_every_hosts_lanes(bed, maintained):
     for name in ("compact", "page"):
         result = maintained[name]
@@ -215,7 +215,6 @@ def test_compact_and_page_jobs_reach_every_hosts_lanes(bed, maintained):
         assert paged, f"page.py --force paged no lane on {host}: page files live on their node"
 
 
-@pytest.mark.slow
 def test_replay_job_from_the_edge_writes_every_event_once(bed, maintained):
     import pyarrow.parquet as pq
     result = maintained["replay"]
@@ -225,7 +224,6 @@ def test_replay_job_from_the_edge_writes_every_event_once(bed, maintained):
     assert f"{len(maintained['ids'])} events" in result.stdout
 
 
-@pytest.mark.slow
 def test_paged_and_compacted_journal_reads_every_event_once_then_deletes_reach_both_hosts(
         bed, maintained):
     read, delete, again = maintained["after"]
@@ -237,7 +235,6 @@ def test_paged_and_compacted_journal_reads_every_event_once_then_deletes_reach_b
     assert again["ids"] == [i for i in maintained["ids"] if i % 10]
 
 
-@pytest.mark.slow
 def test_retention_reaches_every_hosts_lanes(bed, maintained):
     result = maintained["retention"]
     assert result.returncode == 0, (result.stdout[-2000:], result.stderr[-3000:])
@@ -286,7 +283,6 @@ def finish_and_read(bed, journal: str, batches: int, rows: int = 500) -> tuple[d
     return stream, read
 
 
-@pytest.mark.slow
 def test_worker_host_killed_mid_stream_loses_and_doubles_nothing(bed):
     child, query = start_stream(bed, "hostkill")
     try:
@@ -303,7 +299,6 @@ def test_worker_host_killed_mid_stream_loses_and_doubles_nothing(bed):
     assert read["ids"] == expected_ids(stream), "every event of every decided batch, once"
 
 
-@pytest.mark.slow
 def test_driver_killed_mid_stream_with_prepared_lanes_on_other_hosts_is_exactly_once(bed):
     child, query = start_stream(bed, "driverkill")
     try:
@@ -316,7 +311,6 @@ def test_driver_killed_mid_stream_with_prepared_lanes_on_other_hosts_is_exactly_
     assert read["ids"] == expected_ids(stream)
 
 
-@pytest.mark.slow
 def test_host_down_at_read_time_fails_naming_it_and_reads_all_once_back(bed):
     stream = drive(bed, "hostdown", [{"do": "stream", "batches": 2, "rows": ROWS,
                                       "query": "hostdown"}])[0]
