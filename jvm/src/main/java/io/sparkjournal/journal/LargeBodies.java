@@ -1,0 +1,133 @@
+package io.sparkjournal.journal;
+
+import io.sparkjournal.format.Layout;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.zip.CRC32C;
+
+/**
+ * The bodies of a lane's large records, read only (FORMAT.md, "Large records";
+ * Python: large.py LargeStore.read). A LARGE record's body is a 24-byte
+ * reference (large id, body size, CRC-32C of the body); the body is the whole
+ * of {@code large/<16 hex digits>.body}. A durable reference always names a
+ * complete body, so each of these is damage, thrown as CorruptJournalException
+ * at offset 0 when the body is read (never at load):
+ * <ul>
+ *   <li>a reference that is not 24 bytes (names the {@code large} folder);</li>
+ *   <li>the body file is missing, or of another size than the reference says
+ *       (names the body file);</li>
+ *   <li>its CRC-32C differs, when checked (names the body file).</li>
+ * </ul>
+ * A body is returned as a read-only memory map of its file (at most 2 GiB - 1
+ * bytes: a bigger one throws JournalException).
+ */
+public final class LargeBodies {
+
+    /** The folder of the bodies, in the lane. */
+    public static final String FOLDER = "large";
+    /** A body file's suffix. */
+    public static final String SUFFIX = ".body";
+
+    private final Path lane;
+    private final Path directory;
+
+    LargeBodies(Path lane) {
+        this.lane = lane;
+        this.directory = lane.resolve(FOLDER);
+    }
+
+    /** The body file of {@code largeId}. */
+    public Path path(long largeId) {
+        return directory.resolve(Layout.largeBodyName(largeId));
+    }
+
+    /**
+     * The body that {@code reference} (the record's body, position to limit)
+     * names, checking its CRC-32C when {@code verify} (see the class).
+     */
+    public ByteBuffer read(ByteBuffer reference, boolean verify) throws IOException {
+        if (reference.remaining() != Layout.LARGE_REF_SIZE) {
+            throw new CorruptJournalException(directory.toString(), 0, "a large record's"
+                    + " reference is " + reference.remaining() + " bytes, not "
+                    + Layout.LARGE_REF_SIZE);
+        }
+        ByteBuffer ref = reference.slice().order(ByteOrder.LITTLE_ENDIAN);
+        long largeId = ref.getLong(Layout.LARGE_ID);
+        long size = ref.getLong(Layout.LARGE_BODY_SIZE);
+        long crc = Integer.toUnsignedLong(ref.getInt(Layout.LARGE_BODY_CRC));
+        Path path = path(largeId);
+        ByteBuffer body;
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+            long actual = channel.size();
+            if (actual != size) {
+                throw new CorruptJournalException(path.toString(), 0, "large body is " + actual
+                        + " bytes, its record says " + Long.toUnsignedString(size));
+            }
+            if (size > Integer.MAX_VALUE) {
+                throw new JournalException("large body " + path + " is " + size + " bytes: one"
+                        + " Java ByteBuffer holds at most 2 GiB - 1; this reader cannot hand it"
+                        + " out whole");
+            }
+            body = channel.map(FileChannel.MapMode.READ_ONLY, 0, size);
+        } catch (NoSuchFileException missing) {
+            throw new CorruptJournalException(path.toString(), 0, "the large body of "
+                    + Long.toUnsignedString(size) + " bytes a record refers to is missing"
+                    + " (removed by something other than sparkjournal)");
+        }
+        if (verify) {
+            CRC32C check = new CRC32C();
+            check.update(body.duplicate());
+            if (check.getValue() != crc) {
+                throw new CorruptJournalException(path.toString(), 0,
+                        "large body checksum mismatch");
+            }
+        }
+        return body;
+    }
+
+    /**
+     * Refuses a {@code large} folder whose real location is not inside the
+     * lane (Python: inside.py check_inside, as LargeStore does when a snapshot
+     * is made), with Python's message.
+     */
+    void checkInside() throws IOException {
+        Path realRoot = realPath(lane.toAbsolutePath(), 0);
+        Path real = realPath(directory.toAbsolutePath(), 0);
+        if (!real.startsWith(realRoot)) {
+            String what = "the large records folder";
+            String how = !directory.toAbsolutePath().normalize().equals(real)
+                    ? "through a symbolic link " : "";
+            throw new PathOutsideException(what, FOLDER, lane.toString(), what + " '" + FOLDER
+                    + "' leads " + how + "to " + PythonText.repr(real.toString())
+                    + ", outside the journal " + PythonText.repr(lane.toString())
+                    + "; sparkjournal only reads and writes inside its journal: name a folder"
+                    + " inside it, without '..', absolute paths or symbolic links that lead out");
+        }
+    }
+
+    /** os.path.realpath: links resolved as far as they exist, the rest kept as written. */
+    private static Path realPath(Path path, int depth) throws IOException {
+        try {
+            return path.toRealPath();
+        } catch (NoSuchFileException missing) {
+            if (depth > 40 || path.getParent() == null) {
+                return path.normalize();
+            }
+            if (Files.isSymbolicLink(path)) {
+                Path target = path.getParent().resolve(Files.readSymbolicLink(path));
+                return realPath(target.normalize(), depth + 1);
+            }
+            if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+                return path.normalize();
+            }
+            return realPath(path.getParent(), depth + 1).resolve(path.getFileName()).normalize();
+        }
+    }
+}

@@ -1,0 +1,197 @@
+package io.sparkjournal.journal;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Values written as Python writes them, where bytes on disk or messages
+ * depend on it: the canonical JSON a control file's CRC-32C covers
+ * ({@code json.dumps(obj, sort_keys=True, separators=(",", ":"))}: ASCII only,
+ * every other character as {@code \\uXXXX}, keys sorted by code point), and
+ * Python's repr of the values that appear in error messages and warnings
+ * (str, bytes, float, bool, list, dict). Takes the values JsonText parses.
+ *
+ * <p>Floats are written in Python's repr style from Java's digits, which are
+ * not always the shortest (Java 17): a float in a control file may then be
+ * judged damaged by one side only; sparkjournal never writes one.
+ */
+final class PythonText {
+
+    private PythonText() {
+    }
+
+    /** {@code json.dumps(value, sort_keys=True, separators=(",", ":"))}. */
+    static String canonical(Object value) {
+        StringBuilder out = new StringBuilder();
+        write(value, out);
+        return out.toString();
+    }
+
+    private static void write(Object value, StringBuilder out) {
+        if (value == JsonText.NULL) {
+            out.append("null");
+        } else if (value instanceof Boolean) {
+            out.append(((Boolean) value) ? "true" : "false");
+        } else if (value instanceof BigInteger) {
+            out.append(value);
+        } else if (value instanceof Double) {
+            out.append(floatRepr((Double) value, true));
+        } else if (value instanceof String) {
+            string((String) value, out);
+        } else if (value instanceof List) {
+            out.append('[');
+            boolean first = true;
+            for (Object item : (List<?>) value) {
+                out.append(first ? "" : ",");
+                first = false;
+                write(item, out);
+            }
+            out.append(']');
+        } else {
+            Map<?, ?> map = (Map<?, ?>) value;
+            List<String> keys = new ArrayList<>();
+            for (Object key : map.keySet()) {
+                keys.add((String) key);
+            }
+            keys.sort(LaneFiles::compareCodePoints);
+            out.append('{');
+            boolean first = true;
+            for (String key : keys) {
+                out.append(first ? "" : ",");
+                first = false;
+                string(key, out);
+                out.append(':');
+                write(map.get(key), out);
+            }
+            out.append('}');
+        }
+    }
+
+    private static void string(String text, StringBuilder out) {
+        out.append('"');
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '"': out.append("\\\""); break;
+                case '\\': out.append("\\\\"); break;
+                case '\n': out.append("\\n"); break;
+                case '\r': out.append("\\r"); break;
+                case '\t': out.append("\\t"); break;
+                case '\b': out.append("\\b"); break;
+                case '\f': out.append("\\f"); break;
+                default:
+                    if (c >= 0x20 && c < 0x7f) {
+                        out.append(c);
+                    } else {
+                        out.append(String.format("\\u%04x", (int) c));
+                    }
+            }
+        }
+        out.append('"');
+    }
+
+    /** Python's repr of a float (json: NaN, Infinity, -Infinity; repr: nan, inf, -inf). */
+    static String floatRepr(double value, boolean json) {
+        if (Double.isNaN(value)) {
+            return json ? "NaN" : "nan";
+        }
+        if (Double.isInfinite(value)) {
+            return value > 0 ? (json ? "Infinity" : "inf") : (json ? "-Infinity" : "-inf");
+        }
+        if (value == 0) {
+            return (1 / value < 0) ? "-0.0" : "0.0";
+        }
+        BigDecimal exact = new BigDecimal(Double.toString(Math.abs(value)));
+        String digits = exact.unscaledValue().toString().replaceAll("0+$", "");
+        int exponent = exact.precision() - exact.scale() - 1;     // of the first digit
+        String sign = value < 0 ? "-" : "";
+        if (exponent >= -4 && exponent < 16) {
+            String plain = exact.stripTrailingZeros().toPlainString();
+            return sign + (plain.contains(".") ? plain : plain + ".0");
+        }
+        String mantissa = digits.length() == 1 ? digits
+                : digits.charAt(0) + "." + digits.substring(1);
+        return sign + mantissa + "e" + (exponent < 0 ? "-" : "+")
+                + String.format("%02d", Math.abs(exponent));
+    }
+
+    /** Python's repr of a parsed value, for messages ("format '1', expected 1"). */
+    static String repr(Object value) {
+        if (value instanceof String) {
+            String s = (String) value;
+            char quote = s.indexOf('\'') >= 0 && s.indexOf('"') < 0 ? '"' : '\'';
+            StringBuilder out = new StringBuilder().append(quote);
+            for (int i = 0; i < s.length(); i++) {
+                char c = s.charAt(i);
+                if (c == quote || c == '\\') {
+                    out.append('\\').append(c);
+                } else if (c == '\n') {
+                    out.append("\\n");
+                } else if (c == '\r') {
+                    out.append("\\r");
+                } else if (c == '\t') {
+                    out.append("\\t");
+                } else if (c < 0x20 || c == 0x7f) {
+                    out.append(String.format("\\x%02x", (int) c));
+                } else {
+                    out.append(c);
+                }
+            }
+            return out.append(quote).toString();
+        }
+        if (value instanceof Boolean) {
+            return ((Boolean) value) ? "True" : "False";
+        }
+        if (value instanceof Double) {
+            return floatRepr((Double) value, false);
+        }
+        if (value instanceof List) {
+            StringBuilder out = new StringBuilder("[");
+            for (Object item : (List<?>) value) {
+                out.append(out.length() > 1 ? ", " : "").append(repr(item));
+            }
+            return out.append(']').toString();
+        }
+        if (value instanceof Map) {
+            StringBuilder out = new StringBuilder("{");
+            for (Map.Entry<?, ?> entry : ((Map<?, ?>) value).entrySet()) {
+                out.append(out.length() > 1 ? ", " : "").append(repr(entry.getKey()))
+                        .append(": ").append(repr(entry.getValue()));
+            }
+            return out.append('}').toString();
+        }
+        return String.valueOf(value);
+    }
+
+    /** Python's repr of a bytes object. */
+    static String bytesRepr(byte[] bytes) {
+        boolean single = false;
+        boolean dbl = false;
+        for (byte b : bytes) {
+            single |= b == '\'';
+            dbl |= b == '"';
+        }
+        char quote = single && !dbl ? '"' : '\'';
+        StringBuilder out = new StringBuilder("b").append(quote);
+        for (byte b : bytes) {
+            int c = b & 0xff;
+            if (c == quote || c == '\\') {
+                out.append('\\').append((char) c);
+            } else if (c == '\t') {
+                out.append("\\t");
+            } else if (c == '\n') {
+                out.append("\\n");
+            } else if (c == '\r') {
+                out.append("\\r");
+            } else if (c < 0x20 || c >= 0x7f) {
+                out.append(String.format("\\x%02x", c));
+            } else {
+                out.append((char) c);
+            }
+        }
+        return out.append(quote).toString();
+    }
+}
