@@ -13,6 +13,13 @@ Definitions used in the output:
   and never-written space excluded); *live bytes* the bytes of the records that
   are still needed (live versions, open and prepared transactions' records);
   the live ratio is live / used, what reclaim or compaction could not free.
+* a lane of events' *pages* (``null`` in other journals) are its page files
+  (events/page_records.py): each one a live PAGE record names (its name, rows,
+  bytes, record and ``_batch_id`` ranges as the record states them; the file
+  itself is checked by ``sparkjournal verify``), then files in ``pages/`` no
+  live record names: *pending* when a pending page request names it (the
+  lane's writer commits it at its next task), else *orphan* (never read; the
+  next paging run removes it).
 """
 from __future__ import annotations
 
@@ -22,10 +29,13 @@ import os
 import sys
 
 from ..config import load_config
+from ..events.page_records import PAGES, PageRecordError, holds_events, live_page_records
 from ..format import layout
 from ..journal.large import FOLDER as LARGE_FOLDER, SUFFIX as LARGE_SUFFIX
+from ..journal.journal import JournalSnapshot
 from ..journal.loader import ATTIC, load
 from ..journal.state import V_FILE, V_LARGE, V_LEN
+from ..maintenance.paging import page_files, requested_pages
 from .paths import find_lanes, folder_listing, lock_holder
 from .units import human_bytes, percent, plural
 
@@ -89,6 +99,7 @@ def _describe(name: str, lane_dir: str, config, loaded) -> dict:
         "large_bodies": {"count": len(bodies), "bytes": sum(b["bytes"] for b in bodies),
                          "unreferenced": sum(b["state"] != "referenced" for b in bodies),
                          "list": bodies},
+        "pages": describe_pages(lane_dir, config, loaded) if holds_events(lane_dir) else None,
         "attic": folder_listing(os.path.join(lane_dir, ATTIC)),
         "archive": folder_listing(os.path.join(lane_dir, config.archiveDirectory)),
         "torn_tail": vars(report.torn_tail) if report.torn_tail else None,
@@ -96,6 +107,33 @@ def _describe(name: str, lane_dir: str, config, loaded) -> dict:
         "warnings": report.warnings,
         "damaged": bool(report.recoveries),
     }
+
+
+def describe_pages(lane_dir: str, config, loaded) -> dict:
+    """The lane's page files: live ones (from their PAGE records), then the
+    rest of ``pages/`` (pending or orphan; module doc)."""
+    requested = requested_pages(lane_dir)                 # before the records, as readers do
+    listed, error = [], None
+    try:
+        live = live_page_records(JournalSnapshot(lane_dir, config, loaded))   # files stay open
+    except PageRecordError as bad:
+        live, error = [], f"a PAGE record does not decode ({bad}); run sparkjournal verify"
+    for record_id, ref in live:
+        listed.append({"name": ref.name, "state": "live", "page_record": record_id,
+                       "rows": ref.rows, "bytes": ref.size, "records": len(ref.record_ids),
+                       "record_ids": [ref.first_id, ref.last_id],
+                       "batch_ids": list(ref.batch_range) if ref.batch_range[0] >= 0 else None,
+                       "crc32c": ref.crc32c})
+    named = {entry["name"] for entry in listed}
+    for name in page_files(lane_dir, with_tmp=True):
+        if name not in named:
+            listed.append({"name": name, "state": "pending" if name in requested else "orphan",
+                           "bytes": os.path.getsize(os.path.join(lane_dir, PAGES, name))})
+    live_pages = [entry for entry in listed if entry["state"] == "live"]
+    return {"count": len(live_pages), "rows": sum(e["rows"] for e in live_pages),
+            "bytes": sum(e["bytes"] for e in live_pages),
+            "orphans": sum(e["state"] == "orphan" for e in listed), "error": error,
+            "list": listed}
 
 
 def _large_id(name: str) -> int | None:
@@ -141,6 +179,7 @@ def render(lane: dict, out) -> None:
         say(f"    {body['name']}  {human_bytes(body['bytes'])}  {owner}")
     if large["count"] > LISTED_BODIES:
         say(f"    ... {large['count'] - LISTED_BODIES} more (--json lists all)")
+    render_pages(lane["pages"], say)
     for folder in ("attic", "archive"):
         entries = lane[folder]
         say(f"  {folder:<14}{'empty' if not entries else str(len(entries)) + ' files'}")
@@ -154,6 +193,28 @@ def render(lane: dict, out) -> None:
         say(f"  broken tx     {lane['broken_tx_ids']} (commit count mismatch: not applied)")
     for warning in lane["warnings"]:
         say(f"  warning       {warning}")
+
+
+def render_pages(pages: dict | None, say) -> None:
+    if not pages or not pages["list"] and not pages["error"]:
+        return                                    # not a lane of events, or never paged
+    others = len(pages["list"]) - pages["count"]
+    say(f"  pages         {pages['count']} live, {pages['rows']} rows, {human_bytes(pages['bytes'])}"
+        + (f"; {others} other files ({pages['orphans']} orphans, removed by the next paging run)"
+           if others else ""))
+    if pages["error"]:
+        say(f"    {pages['error']}")
+    if pages["count"]:
+        say(f"    {'page file':<48}{'rows':>10}{'size':>12}  {'record ids':<22}batch ids")
+    for page in pages["list"]:
+        if page["state"] != "live":
+            say(f"    {page['name']:<48}{'':>10}{human_bytes(page['bytes']):>12}  ({page['state']})")
+            continue
+        first, last = page["record_ids"]
+        ids = f"{first}..{last} ({page['records']})"
+        batches = "-" if page["batch_ids"] is None else f"{page['batch_ids'][0]}..{page['batch_ids'][1]}"
+        say(f"    {page['name']:<48}{page['rows']:>10}{human_bytes(page['bytes']):>12}  "
+            f"{ids:<22}{batches}")
 
 
 def run(args) -> int:

@@ -16,9 +16,16 @@ corruption. A data file whose header fails its CRC (or whose size disagrees
 with it) is reported as corruption too, although the loader only moves such a
 file to attic/ with a warning: its records would be lost without an error.
 Large bodies referenced by live or prepared records are checked against the
-size and CRC-32C of their reference.
+size and CRC-32C of their reference. In a lane of events, page files named by
+live PAGE records (events/page_records.py) are checked against their record: present, size,
+CRC-32C of the whole file, and the row count of the Parquet footer (not the
+data); a difference is corruption (their events are nowhere else). Page files
+no live PAGE record (nor a pending page request) names are reported as
+orphans, which is not an error: no reader opens them and the next paging run
+removes them.
 
-Exit status 0 when clean (a torn tail alone is clean), 1 on any corruption.
+Exit status 0 when clean (a torn tail or an orphan alone is clean), 1 on any
+corruption.
 """
 from __future__ import annotations
 
@@ -30,27 +37,34 @@ import time
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..config import load_config
 from ..errors import CorruptJournalError, FormatVersionError
+from ..events.page_records import PAGE, PageRecordError, decode, holds_events
+from ..events.page_scan import check_page_file
 from ..format import layout
 from ..journal.datafile import BadHeader, MappedFile, is_data_file_name, read_header
 from ..journal.large import LargeStore
 from ..journal.batch import record_sizes
+from ..journal.journal import JournalSnapshot
 from ..journal.loader import load, own_record_at
 from ..journal.state import V_FILE, V_LARGE, V_OFFSET
+from ..maintenance.paging import page_files, requested_pages
 from .paths import find_lanes
 from .units import human_bytes, percent, plural
 
 
 @dataclasses.dataclass
 class Finding:
-    kind: str            # "corrupt" | "torn tail" | "warning"
+    kind: str            # "corrupt" | "torn tail" | "warning" | "orphan"
     path: str
-    offset: int
+    offset: int | None   # None: the whole file (a page file)
     detail: str
 
     def line(self) -> str:
-        label = {"corrupt": "CORRUPT", "torn tail": "TORN TAIL", "warning": "WARNING"}[self.kind]
-        return f"  {label:<9} {self.path} offset {self.offset}: {self.detail}"
+        label = {"corrupt": "CORRUPT", "torn tail": "TORN TAIL", "warning": "WARNING",
+                 "orphan": "ORPHAN"}[self.kind]
+        where = "" if self.offset is None else f" offset {self.offset}"
+        return f"  {label:<9} {self.path}{where}: {self.detail}"
 
 
 @dataclasses.dataclass
@@ -185,6 +199,38 @@ def check_large_bodies(lane_dir: str, loaded, findings: list) -> tuple[int, int]
     return count, nbytes
 
 
+def check_pages(lane_dir: str, loaded, findings: list) -> tuple[int, int]:
+    """Checks every page file a live PAGE record names; reports orphans;
+    (page files checked, their bytes)."""
+    lane, named, count, nbytes = os.path.basename(lane_dir), requested_pages(lane_dir), 0, 0
+    snapshot = JournalSnapshot(lane_dir, load_config(), loaded)    # bodies only; files stay
+    for record in snapshot.records():
+        if record.user_type != PAGE:
+            continue
+        try:
+            ref = decode(record.body)
+        except PageRecordError as error:
+            findings.append(Finding("corrupt", lane_dir, None, f"lane {lane}: PAGE record "
+                                    f"{record.record_id} does not decode: {error}"))
+            continue
+        named.add(ref.name)
+        problems = check_page_file(lane_dir, ref)
+        if problems:
+            findings.append(Finding("corrupt", ref.path(lane_dir), None, (
+                f"lane {lane}: page file of PAGE record {record.record_id}: "
+                + "; ".join(problems) + ". Its events are nowhere else (paging moved them "
+                "there): restore the file from a backup before reading this lane")))
+        count, nbytes = count + 1, nbytes + ref.size
+    for name in page_files(lane_dir, with_tmp=True):
+        if name not in named:
+            findings.append(Finding("orphan", os.path.join(lane_dir, "pages", name), None,
+                                    f"lane {lane}: no live PAGE record names it (a paging killed "
+                                    f"before its commit, an abandoned or a dropped page); never "
+                                    f"read; the next paging run (sparkjournal page or compact) "
+                                    f"removes it"))
+    return count, nbytes
+
+
 def verify_lane(lane_dir: str, progress: Progress, findings: list) -> dict:
     loaded, loader_error = None, None
     try:
@@ -215,11 +261,14 @@ def verify_lane(lane_dir: str, progress: Progress, findings: list) -> dict:
     start = len(findings)
     classify(files, findings)
     counted = {"files": len(files), "records": sum(f.scan.n for f in files),
-               "bytes": sum(f.header.file_size for f in files), "large_bodies": 0, "large_bytes": 0}
+               "bytes": sum(f.header.file_size for f in files), "large_bodies": 0, "large_bytes": 0,
+               "pages": 0, "page_bytes": 0}
     for file in files:
         file.mapped.close()
     if loaded is not None:
         counted["large_bodies"], counted["large_bytes"] = check_large_bodies(lane_dir, loaded, findings)
+        if holds_events(lane_dir):
+            counted["pages"], counted["page_bytes"] = check_pages(lane_dir, loaded, findings)
         for file in loaded.files:
             file.mapped.close()
     if loader_error is not None and not any(
@@ -235,7 +284,8 @@ def run(args) -> int:
     progress = Progress(len(data_files), sum(os.path.getsize(p) for p in data_files),
                         args.progress_mb, args.quiet)
     started = time.monotonic()
-    totals = {"files": 0, "records": 0, "bytes": 0, "large_bodies": 0, "large_bytes": 0}
+    totals = {"files": 0, "records": 0, "bytes": 0, "large_bodies": 0, "large_bytes": 0,
+              "pages": 0, "page_bytes": 0}
     corrupt = 0
     for name, lane_dir in lanes:
         findings: list[Finding] = []
@@ -246,14 +296,17 @@ def run(args) -> int:
         corrupt += lane_corrupt
         verdict = "CORRUPT" if lane_corrupt else "clean"
         print(f"lane {name}: {counted['files']} files, {counted['records']} records, "
-              f"{counted['large_bodies']} large bodies: {verdict}")
-        for finding in sorted(findings, key=lambda f: (f.path, f.offset)):
+              f"{counted['large_bodies']} large bodies"
+              + (f", {plural(counted['pages'], 'page file')}" if counted["pages"] else "")
+              + f": {verdict}")
+        for finding in sorted(findings, key=lambda f: (f.path, f.offset or 0)):
             print(finding.line())
         if counted["loader_error"]:
             print(f"  opening this lane fails with: {counted['loader_error'].split('. Nothing')[0]}")
     seconds = time.monotonic() - started
     print(f"verify: {plural(len(lanes), 'lane')}, {totals['files']} files, {totals['records']} records, "
           f"{human_bytes(totals['bytes'])} of data files and {totals['large_bodies']} large bodies "
-          f"({human_bytes(totals['large_bytes'])}) checked in {seconds:.2f} s: "
+          f"({human_bytes(totals['large_bytes'])}) and {plural(totals['pages'], 'page file')} "
+          f"({human_bytes(totals['page_bytes'])}) checked in {seconds:.2f} s: "
           + (f"CORRUPT ({plural(corrupt, 'damaged region')})" if corrupt else "clean"))
     return 1 if corrupt else 0

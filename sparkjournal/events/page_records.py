@@ -6,8 +6,9 @@ and makes it visible with ONE committed journal transaction: a PAGE record
 (user type PAGE, an ADD) naming the file, and a DELETE for every record moved.
 So a load sees either the records or the page, never both and never neither.
 A page file no live PAGE record names is never read: it is an orphan (a
-paging killed before its transaction committed, or an abandoned page) that
-the next paging run removes.
+paging killed before its transaction committed, an abandoned page, or a page
+dropped once all its events were deleted, maintenance/page_drop.py) that the
+next paging run removes.
 
 A PAGE record's body, little-endian (the layout FORMAT.md lists):
 
@@ -38,6 +39,8 @@ import dataclasses
 import os
 import re
 import struct
+
+from .node import read_node_id
 
 PAGE = 3                               # the user type of PAGE records
 PAGES = "pages"                        # the lane's folder of page files
@@ -131,10 +134,26 @@ def decode(body) -> PageRef:
     return ref
 
 
+def holds_events(lane: str) -> bool:
+    """Whether the lane's user type 3 records are PAGE records: a lane of
+    events (its node root carries a NODE_ID, node.py) or one with a pages
+    folder. In any other journal the user types are the application's own
+    (``sparkjournal verify`` and ``inspect`` read plain journals too)."""
+    return (os.path.isdir(os.path.join(lane, PAGES)) or
+            read_node_id(os.path.dirname(os.path.abspath(lane))) is not None)
+
+
 def live_pages(snapshot) -> list[PageRef]:
     """The pages a lane snapshot makes visible, oldest records first."""
-    pages = [decode(record.body) for record in snapshot.records() if record.user_type == PAGE]
-    return sorted(pages, key=lambda ref: ref.first_id)
+    return [ref for _record_id, ref in live_page_records(snapshot)]
+
+
+def live_page_records(snapshot) -> list[tuple[int, PageRef]]:
+    """(PAGE record id, page) of the snapshot's live PAGE records, oldest
+    paged records first (dropping a page deletes its PAGE record by id)."""
+    pages = [(record.record_id, decode(record.body)) for record in snapshot.records()
+             if record.user_type == PAGE]
+    return sorted(pages, key=lambda found: found[1].first_id)
 
 
 def paged_record_ids(snapshot) -> set:

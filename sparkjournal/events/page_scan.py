@@ -11,10 +11,15 @@ read, and the lane's deletion vectors and pending deletes applied by
 (lane_deletes.rows_elsewhere).
 
 Only pages named by live PAGE records of the caller's snapshot are read, while
-the snapshot is open (it holds the lane's file-set lock shared, so no page it
-names is removed meanwhile); a page file whose size differs from its PAGE
-record's is damage and fails the read naming it. Parquet's page checksums,
-written by paging, are verified on the way.
+the snapshot is open (it holds the lane's file-set lock shared, and page files
+are removed only under the exclusive lock - maintenance/paging.py - so no page
+it names is removed meanwhile, even one dropped since); a page file whose size
+differs from its PAGE record's is damage and fails the read naming it.
+Parquet's page checksums, written by paging, are verified on the way.
+
+``check_page_file`` (sparkjournal verify) compares a page file with its PAGE
+record; ``rows_left`` tells whether any of a page's rows is still visible
+(maintenance/page_drop.py drops a page with none).
 """
 from __future__ import annotations
 
@@ -25,6 +30,7 @@ import pyarrow.compute  # noqa: F401  (pa.compute)
 import pyarrow.parquet as pq
 
 from ..errors import SparkJournalError
+from ..format.codec import CODEC
 from .page_records import PageRef
 from .pruning import Predicate
 
@@ -77,6 +83,65 @@ def read_page(lane: str, ref: PageRef, schema: pa.Schema, deletions, *, first_id
         return
     table = conform_page(table, schema, constants or {})
     yield from table.to_batches(max_chunksize=ROWS_PER_BATCH)
+
+
+def file_crc(path: str) -> tuple[int, int]:
+    """(size, CRC-32C) of a file as it is on disk."""
+    crc = size = 0
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 22):
+            crc = CODEC.crc32c(chunk, crc)
+            size += len(chunk)
+    return size, crc
+
+
+def check_page_file(lane: str, ref: PageRef) -> list[str]:
+    """What differs between a page file and its live PAGE record: presence,
+    size, CRC-32C of the whole file, and the row count in its Parquet footer
+    (the metadata only, not the data); empty when it is as paged."""
+    path = ref.path(lane)
+    try:
+        size, crc = file_crc(path)
+    except FileNotFoundError:
+        return ["it is missing"]
+    problems = []
+    if size != ref.size:
+        problems.append(f"it holds {size} bytes, its PAGE record says {ref.size}")
+    if crc != ref.crc32c:
+        problems.append(f"its CRC-32C is {crc:#010x}, its PAGE record says {ref.crc32c:#010x}")
+    try:
+        rows = pq.ParquetFile(path).metadata.num_rows
+    except (pa.ArrowException, OSError) as error:
+        problems.append(f"its Parquet footer does not read ({error})")
+    else:
+        if rows != ref.rows:
+            problems.append(f"its Parquet footer counts {rows} rows, its PAGE record says "
+                            f"{ref.rows}")
+    return problems
+
+
+def rows_left(lane: str, ref: PageRef, deletions) -> int:
+    """How many of the page's rows ``deletions`` leave visible: none when each
+    of its records is deleted whole (the file is not opened), else counted from
+    its ``_record_id`` and ``_row`` columns. Raises PageFileError when the file
+    must be read and is missing or not as paged."""
+    ids = ref.record_ids
+    if all(deletions.whole(record_id) for record_id in ids):
+        return 0
+    if not any(record_id in deletions for record_id in ids):
+        return ref.rows
+    path = ref.path(lane)
+    try:
+        size = os.path.getsize(path)
+        if size != ref.size:
+            raise PageFileError(f"lane {lane}: page file {path} holds {size} bytes, its PAGE "
+                                f"record says {ref.size}")
+        table = pq.read_table(path, columns=["_record_id", "_row"],
+                              page_checksum_verification=True)
+    except FileNotFoundError:
+        raise PageFileError(f"lane {lane}: page file {path}, named by a live PAGE record, "
+                            f"is missing") from None
+    return deletions.filter_rows(table).num_rows
 
 
 def record_sizes(lane: str, ref: PageRef, first_id: int, end_id: int) -> list[tuple[int, int, int]]:

@@ -61,7 +61,8 @@ class LaneReport:
                          f"a live writer holds it ({self.requests_pending} requests left to it)")
         if self.retention is not None and self.retention.records:
             parts.append(self.retention.line().split(": ", 1)[1])
-        if self.paging is not None and (not full or self.paging.paged or self.paging.pages_pending):
+        if self.paging is not None and (not full or self.paging.paged or self.paging.pages_pending
+                                        or self.paging.pages_dropped or self.paging.drops_pending):
             parts.append(self.paging.line().split(": ", 1)[1])
         if self.compaction is not None:
             parts.append(self.compaction.line().split(": ", 1)[1])

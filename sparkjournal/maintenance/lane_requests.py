@@ -18,11 +18,11 @@ from ..events import lane_deletes
 from ..events.requests import carry_out, pending
 from ..journal.journal import Journal
 from ..journal.lock import LaneLock
-from . import page_commit
+from . import page_commit, page_drop
 
 log = logging.getLogger("sparkjournal.requests")
 
-HANDLERS = {**lane_deletes.HANDLERS, **page_commit.HANDLERS}
+HANDLERS = {**lane_deletes.HANDLERS, **page_commit.HANDLERS, **page_drop.HANDLERS}
 
 
 def carry_out_all(journal) -> int:

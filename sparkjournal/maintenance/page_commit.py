@@ -27,9 +27,9 @@ import os
 
 from ..events.event_records import EVENTS
 from ..events.page_records import PAGE, PageRef, live_pages
+from ..events.page_scan import file_crc
 from ..faults import crash_point
 from ..io.files_io import fsync_dir, remove_quietly
-from .page_file import file_crc
 
 log = logging.getLogger("sparkjournal.paging")
 PAGE_REQUEST = "page"

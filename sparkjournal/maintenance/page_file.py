@@ -47,16 +47,6 @@ def write_page(lane: str, table: pa.Table, record_ids: list[int]) -> PageRef:
                    tuple(record_ids), _range(table, "_batch_id"), _range(table, "_commit_time"))
 
 
-def file_crc(path: str) -> tuple[int, int]:
-    """(size, CRC-32C) of a file as it is on disk."""
-    crc = size = 0
-    with open(path, "rb") as handle:
-        while chunk := handle.read(1 << 22):
-            crc = CODEC.crc32c(chunk, crc)
-            size += len(chunk)
-    return size, crc
-
-
 def _range(table: pa.Table, column: str) -> tuple[int, int]:
     """(lowest, highest) of a metadata column as integers (times in us); -1s if unknown."""
     values = table.column(column)

@@ -18,14 +18,22 @@ each page:
 3. once done, a lane that is free is opened once, which reclaims the data files
    holding only dead records (compaction later rewrites the rest).
 
-Before paging, page files that no live PAGE record and no pending request
-names are removed: orphans of a paging killed before its transaction
-committed, or of an abandoned page. No reader ever opened them.
+Before paging, live pages whose events are all deleted are dropped
+(page_drop.py: their PAGE records die in one committed transaction), then page
+files that no live PAGE record and no pending request names are removed:
+orphans of a paging killed before its transaction committed, of an abandoned
+page, or of a dropped page. The removal holds the lane's file-set lock
+exclusive (waiting up to ``REMOVE_WAIT_SECONDS`` for readers): a reader's
+snapshot holds it shared from its load until it closes, so a reader that
+loaded a dropped page's PAGE record live reads the file to the end; one whose
+snapshot outlasts the wait leaves the orphans to the next run.
 
 Crash behaviour: killed anywhere before the transaction commits, the records
 stay live and are read from the journal (an orphan file or a pending request is
 left; the request is still carried out, or abandoned if the records changed);
 killed after, they are read from the page file. Nothing lost, nothing twice.
+A drop's crash behaviour is page_drop.py's; an orphan removal killed midway
+leaves orphans the next run removes.
 Idempotent: records named by a pending page request are not paged again.
 
 Retention reaches paged events as deletion vectors (maintenance/retention.py).
@@ -46,15 +54,18 @@ from ..events.lane_scan import METADATA, LaneSlice, event_batch, spark_facing
 from ..events.page_records import PAGES, live_pages
 from ..events.requests import pending, submit
 from ..events.resolve import commit_log
+from ..faults import crash_point
 from ..io.files_io import fsync_dir, remove_quietly
-from ..journal.fileset import try_hold_maintenance
+from ..journal.fileset import try_hold_exclusive, try_hold_maintenance
 from ..journal.journal import Journal
 from .lane_requests import apply_now, as_free_writer
 from .page_commit import PAGE_REQUEST
+from .page_drop import DROP_REQUEST, drop_candidates, request_drops
 from .page_file import write_page
 from .page_limits import bytes_to_page, lane_files
 
 log = logging.getLogger("sparkjournal.paging")
+REMOVE_WAIT_SECONDS = 10.0            # how long orphan removal waits for readers
 
 
 @dataclasses.dataclass
@@ -73,7 +84,10 @@ class PagingReport:
     pages_written: int = 0                # committed
     pages_pending: int = 0                # left to the lane's live writer
     pages_abandoned: int = 0              # the records changed before the commit
-    orphans_removed: int = 0
+    orphans_removed: int = 0              # page files removed (dropped pages' included)
+    orphans_left: int = 0                 # readers held the lane past REMOVE_WAIT_SECONDS
+    pages_dropped: int = 0                # PAGE records made dead: every event deleted
+    drops_pending: int = 0                # drops left to the lane's live writer
     seconds: float = 0.0
 
     @property
@@ -88,8 +102,16 @@ class PagingReport:
             text += f"; {self.pages_pending} pages left to the lane's live writer"
         if self.pages_abandoned:
             text += f"; {self.pages_abandoned} pages abandoned (records changed meanwhile)"
+        if self.pages_dropped:
+            text += f"; {self.pages_dropped} pages dropped (every event deleted)"
+        if self.drops_pending:
+            text += f"; {self.drops_pending} page drops left to the lane's live writer"
         if self.orphans_removed:
-            text += f"; {self.orphans_removed} orphan page files removed"
+            text += (f"; {self.orphans_removed} orphan page files removed"
+                     + (" (the dropped pages' among them)" if self.pages_dropped else ""))
+        if self.orphans_left:
+            text += (f"; {self.orphans_left} orphan page files left to the next run (readers "
+                     f"held the lane)")
         return (text + f"; data files {self.files_before} -> {self.files_after}, "
                 f"{self.bytes_reclaimed} bytes reclaimed; {self.seconds:.3f}s")
 
@@ -100,24 +122,44 @@ def page_lane(lane: str, node: str | None, log_uri: str, config: JournalConfig, 
     started = time.monotonic()
     report = PagingReport(lane)
     report.files_before, report.bytes_before = lane_files(lane)
-    report.pages_before = len(_page_files(lane))
+    report.pages_before = len(page_files(lane))
     maintenance = try_hold_maintenance(lane)
     if maintenance is None:
         report.reason = "another maintenance process holds the lane (compact.lock)"
     else:
         with maintenance:
-            report.orphans_removed = remove_orphans(lane, config)
+            _drop_deleted_pages(lane, config, report)
+            report.orphans_removed, report.orphans_left = remove_orphans(lane, config)
             budget, report.reason = bytes_to_page(lane, config, force)
             if budget > 0:
                 _page(lane, node, log_uri, config, budget, report)
         if report.pages_written:
             as_free_writer(lane, config, lambda journal: None)      # reclaims at open
     report.files_after, report.bytes_after = lane_files(lane)
-    report.pages_after = len(_page_files(lane))
+    report.pages_after = len(page_files(lane))
     report.paged = report.pages_written > 0
     report.seconds = time.monotonic() - started
     log.info("%s", report.line())
     return report
+
+
+def _drop_deleted_pages(lane, config, report: PagingReport) -> None:
+    """page_drop.py's step 1: requests the drop of every live page with no
+    row left and carries the requests out if the lane is free. A lane without
+    page files costs no load."""
+    names = drop_candidates(lane, config) if page_files(lane) else []
+    if names:
+        request_drops(lane, names)
+    elif not any(request["kind"] == DROP_REQUEST for _path, request in pending(lane)):
+        return
+    if not apply_now(lane, config):
+        report.drops_pending = len(names)          # the holder drops them at its next task
+        return
+    crash_point("page-drop:requests-done")        # dead and durable; the files still there
+    if names:
+        with Journal.read(lane, config) as snapshot:
+            live = {ref.name for ref in live_pages(snapshot)}
+        report.pages_dropped = sum(name not in live for name in names)
 
 
 def _page(lane, node, log_uri, config, budget: int, report: PagingReport) -> None:
@@ -178,27 +220,49 @@ def _pending_page_ids(lane: str) -> set:
             for record_id in (request.get("page") or {}).get("record_ids", ())}
 
 
-def remove_orphans(lane: str, config: JournalConfig) -> int:
+def remove_orphans(lane: str, config: JournalConfig) -> tuple[int, int]:
     """Removes the lane's page files that no live PAGE record and no pending
-    request names (call with the maintenance lock held: no page is being
-    written meanwhile)."""
-    present = _page_files(lane, with_tmp=True)
+    request names; (removed, left because readers held the lane). Call with
+    the maintenance lock held: no page is written, committed or dropped
+    meanwhile, so no orphan found here becomes live. The removal holds the
+    file-set lock exclusive (module doc), taken after the snapshot is closed
+    (this process's own shared hold would block it)."""
+    orphans = orphan_pages(lane, config)
+    if not orphans:
+        return 0, 0
+    held = try_hold_exclusive(lane, REMOVE_WAIT_SECONDS)
+    if held is None:
+        log.warning("lane %s: readers held it for %.0fs: %d orphan page files left for the "
+                    "next paging run", lane, REMOVE_WAIT_SECONDS, len(orphans))
+        return 0, len(orphans)
+    with held:
+        for name in orphans:
+            remove_quietly(os.path.join(lane, PAGES, name))
+        fsync_dir(os.path.join(lane, PAGES))
+    log.info("lane %s: removed %d orphan page files: %s", lane, len(orphans), orphans)
+    return len(orphans), 0
+
+
+def orphan_pages(lane: str, config: JournalConfig) -> list[str]:
+    """Names of the lane's page files (and ``.tmp`` files) that no live PAGE
+    record and no pending page request names: never read again."""
+    present = page_files(lane, with_tmp=True)
     if not present:
-        return 0
-    named = {(request.get("page") or {}).get("name") for _path, request in pending(lane)
-             if request["kind"] == PAGE_REQUEST}                 # before the snapshot
+        return []
+    named = requested_pages(lane)                                # before the snapshot
     with Journal.read(lane, config) as snapshot:
         named |= {ref.name for ref in live_pages(snapshot)}
-    orphans = [name for name in present if name not in named]
-    for name in orphans:
-        remove_quietly(os.path.join(lane, PAGES, name))
-    if orphans:
-        fsync_dir(os.path.join(lane, PAGES))
-        log.info("lane %s: removed %d orphan page files: %s", lane, len(orphans), orphans)
-    return len(orphans)
+    return [name for name in present if name not in named]
 
 
-def _page_files(lane: str, with_tmp: bool = False) -> list[str]:
+def requested_pages(lane: str) -> set:
+    """Names of the page files pending ``page`` requests name (not orphans:
+    their commit is on its way)."""
+    return {(request.get("page") or {}).get("name") for _path, request in pending(lane)
+            if request["kind"] == PAGE_REQUEST}
+
+
+def page_files(lane: str, with_tmp: bool = False) -> list[str]:
     try:
         names = os.listdir(os.path.join(lane, PAGES))
     except FileNotFoundError:

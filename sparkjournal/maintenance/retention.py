@@ -15,8 +15,8 @@ transactions) are never touched: they are not visible, hence not old.
 Paged events (paging.py) age the same way: their records are deleted whole
 too (as deletion vectors, since their rows live in a page file; readers leave
 them out at once), their sizes estimated from their page's bytes per row. A
-page whose every record is deleted stays on disk until it is dropped (not done
-yet: its rows are invisible, its file is not reclaimed).
+page whose every record is deleted is dropped, its file removed, by the paging
+step of the same pass (page_drop.py).
 
 Crash behaviour: as any delete request. A retention run killed before its
 request is durable deleted nothing; running it again finds the same records.

@@ -87,6 +87,7 @@ def paging_totals(reports: list[dict]) -> dict:
         "pages_written": sum(p.get("pages_written", 0) for p in pages),
         "pages_pending": sum(p.get("pages_pending", 0) for p in pages),
         "orphan_pages_removed": sum(p.get("orphans_removed", 0) for p in pages),
+        "pages_dropped": sum(p.get("pages_dropped", 0) for p in pages),
         "page_files_before": sum(p.get("pages_before", 0) for p in pages),
         "page_files_after": sum(p.get("pages_after", 0) for p in pages),
         "paging_files_before": sum(p.get("files_before", 0) for p in pages),
@@ -103,6 +104,8 @@ def summary_line(totals: dict) -> str:
             f"{totals['requests_done']} requests carried out ({totals['requests_pending']} left to "
             f"live writers), {totals['prepared_resolved']} prepared transactions resolved"
             + (f", {totals['records_paged']} records paged" if totals["records_paged"] else "")
+            + (f", {totals['pages_dropped']} fully deleted pages dropped"
+               if totals["pages_dropped"] else "")
             + f"; {totals['seconds']:.2f}s" + _failed(totals))
 
 
@@ -113,6 +116,7 @@ def page_summary_line(totals: dict) -> str:
             f"{totals['page_files_before']} -> {totals['page_files_after']}, data files "
             f"{totals['paging_files_before']} -> {totals['paging_files_after']}, "
             f"{totals['paging_bytes_reclaimed']} bytes reclaimed, "
+            f"{totals['pages_dropped']} fully deleted pages dropped, "
             f"{totals['orphan_pages_removed']} orphan page files removed; "
             f"{totals['seconds']:.2f}s" + _failed(totals))
 
