@@ -1,0 +1,256 @@
+package io.sparkjournal.events;
+
+import io.sparkjournal.format.FormatVersionException;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.ByteBuffer;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.arrow.flatbuf.MessageHeader;
+import org.apache.arrow.vector.ipc.message.MessageSerializer;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * The reading side of a commit log (events/commit_log.py) on a local path:
+ *
+ * <pre>
+ *   &lt;base&gt;/&lt;query&gt;/&lt;batch id, 20 digits&gt;.json   one {@link Decision} per batch
+ *   &lt;base&gt;/schema.arrow                          the journal's Arrow schema (an IPC message)
+ *   &lt;base&gt;/LOG_ID                                the log's random id
+ * </pre>
+ *
+ * A decision is written once (tmp, fsync, rename) and never changed, so found
+ * decisions are cached; absent ones are not (the driver may write them any
+ * time). Thread-safe. Only local paths and {@code file://} URIs are read here;
+ * Python also reaches HDFS, S3 and GCS through pyarrow.fs.
+ *
+ * <p>Errors: a file that cannot be read or a folder that cannot be listed is a
+ * {@link CommitLogException} (a missing one is simply absent); an entry that is
+ * not a decision is a CommitLogException or {@link FormatVersionException}
+ * ({@link Decision#fromJson}); a query id that cannot name a folder is an
+ * {@link EventsException} (Python's SparkJournalError).
+ */
+public final class CommitLog {
+
+    public static final String SCHEMA_FILE = "schema.arrow";
+    public static final String LOG_ID_FILE = "LOG_ID";
+
+    private final String uri;
+    private final String base;
+    private final ConcurrentHashMap<String, Decision> decisions = new ConcurrentHashMap<>();
+    private volatile String logId;
+
+    /** The log at {@code uri}: a local path (relative to the working folder) or a file:// URI. */
+    public CommitLog(String uri) throws CommitLogException {
+        this.uri = uri;
+        if (uri.contains("://")) {
+            try {
+                URI parsed = new URI(uri);
+                if (!"file".equals(parsed.getScheme()) || parsed.getRawAuthority() != null
+                        || parsed.getPath() == null) {
+                    throw new CommitLogException("this JVM reader reads commit logs on local "
+                            + "paths and file:// URIs only");
+                }
+                this.base = parsed.getPath();
+            } catch (URISyntaxException | CommitLogException unusable) {
+                throw new CommitLogException("commit log location " + PyRepr.str(uri)
+                        + " cannot be used: " + unusable.getMessage() + ". Give a local path or "
+                        + "a URI pyarrow.fs supports (hdfs://, s3://, gs://)", unusable);
+            }
+        } else {
+            this.base = Paths.get(uri).toAbsolutePath().normalize().toString();
+        }
+    }
+
+    public String uri() {
+        return uri;
+    }
+
+    /** The log's folder, absolute (Python's {@code CommitLog.base}). */
+    public String base() {
+        return base;
+    }
+
+    /** A query id as one path segment; EventsException for one that cannot be. */
+    public static String safeName(String query) throws EventsException {
+        if (query.isEmpty() || query.contains("/") || query.equals(".") || query.equals("..")
+                || query.indexOf('\0') >= 0) {
+            throw new EventsException("query id " + PyRepr.str(query) + " cannot name a commit log "
+                    + "folder: use letters, digits, '-', '_' or '.' and no '/'");
+        }
+        return query;
+    }
+
+    /** The path of a batch's decision, as Python names it in messages. */
+    public String decisionPath(String query, long batch) throws EventsException {
+        return base + "/" + safeName(query) + "/" + String.format("%020d", batch) + ".json";
+    }
+
+    /** The batch's decision, or null if it was never committed. */
+    public Decision decision(String query, long batch)
+            throws EventsException, FormatVersionException {
+        String path = decisionPath(query, batch);
+        Decision found = decisions.get(path);
+        if (found != null) {
+            return found;
+        }
+        byte[] raw = read(path);
+        if (raw == null) {
+            return null;
+        }
+        found = Decision.fromJson(raw, path);
+        decisions.putIfAbsent(path, found);
+        return found;
+    }
+
+    /**
+     * The decided batch ids of a query, ascending: every entry named
+     * {@code <decimal digits>.json} (any Unicode decimal digits, as Python's
+     * int() reads them). A number beyond a long counts as 2^63 - 1: later than
+     * every batch this reader can name, which is all the outcome rule asks of
+     * it (Python keeps the exact number).
+     */
+    public long[] batches(String query) throws EventsException {
+        long[] found = new long[16];
+        int n = 0;
+        for (String name : list(base + "/" + safeName(query), false)) {
+            if (!name.endsWith(".json") || name.length() == 5) {
+                continue;
+            }
+            long batch = 0;
+            boolean digits = true;
+            String number = name.substring(0, name.length() - 5);
+            for (int i = 0; i < number.length() && digits; ) {
+                int c = number.codePointAt(i);
+                i += Character.charCount(c);
+                digits = Character.getType(c) == Character.DECIMAL_DIGIT_NUMBER;
+                if (digits && batch != Long.MAX_VALUE) {
+                    try {
+                        batch = Math.addExact(Math.multiplyExact(batch, 10),
+                                Character.digit(c, 10));
+                    } catch (ArithmeticException tooBig) {
+                        batch = Long.MAX_VALUE;
+                    }
+                }
+            }
+            if (digits) {
+                found = n == found.length ? Arrays.copyOf(found, n * 2) : found;
+                found[n++] = batch;
+            }
+        }
+        long[] sorted = Arrays.copyOf(found, n);
+        Arrays.sort(sorted);
+        int distinct = 0;
+        for (int i = 0; i < sorted.length; i++) {
+            if (i == 0 || sorted[i] != sorted[distinct - 1]) {
+                sorted[distinct++] = sorted[i];
+            }
+        }
+        return Arrays.copyOf(sorted, distinct);
+    }
+
+    /** The queries that have a folder in the log, in Python's string order. */
+    public List<String> queries() throws CommitLogException {
+        List<String> names = list(base, true);
+        names.sort(CommitLog::compareCodePoints);
+        return names;
+    }
+
+    /** The log's id (LOG_ID, ASCII, surrounding whitespace stripped), or null if it has none. */
+    public String logId() throws CommitLogException {
+        String id = logId;
+        if (id == null) {
+            byte[] raw = read(base + "/" + LOG_ID_FILE);
+            if (raw == null || raw.length == 0) {
+                return null;
+            }
+            StringBuilder text = new StringBuilder(raw.length);
+            for (byte b : raw) {
+                text.append(b >= 0 ? (char) b : '\uFFFD');
+            }
+            id = logId = text.toString().strip();
+        }
+        return id;
+    }
+
+    /**
+     * The journal's Arrow schema (schema.arrow), or null if there is none;
+     * CommitLogException if it is not an Arrow schema message (Python lets
+     * pyarrow's OSError and EOFError escape for some damage; here every damage
+     * is a CommitLogException).
+     */
+    public Schema readSchema() throws CommitLogException {
+        String path = base + "/" + SCHEMA_FILE;
+        byte[] raw = read(path);
+        if (raw == null) {
+            return null;
+        }
+        try {
+            IpcMessage message = IpcMessage.read(ByteBuffer.wrap(raw), 0);
+            if (message.headerType() != MessageHeader.Schema) {
+                throw new EventsBodyException("Expected schema message, got " + message.typeName());
+            }
+            return MessageSerializer.deserializeSchema(message.message());
+        } catch (EventsBodyException | RuntimeException broken) {
+            throw new CommitLogException(path + " is not an Arrow schema (" + broken.getMessage()
+                    + "); restore it or remove it to adopt the next batch's schema", broken);
+        }
+    }
+
+    private byte[] read(String path) throws CommitLogException {
+        try {
+            return Files.readAllBytes(Paths.get(path));
+        } catch (NoSuchFileException absent) {
+            return null;
+        } catch (IOException error) {
+            throw new CommitLogException("cannot read commit log entry " + path + ": " + error,
+                    error);
+        }
+    }
+
+    /** Names in {@code folder} (none if it does not exist); only folders if {@code folders}. */
+    private List<String> list(String folder, boolean folders) throws CommitLogException {
+        List<String> names = new ArrayList<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(Paths.get(folder))) {
+            for (Path entry : entries) {
+                if (folders ? Files.isDirectory(entry) : Files.exists(entry)) {
+                    names.add(entry.getFileName().toString());
+                }
+            }
+        } catch (NoSuchFileException absent) {
+            return names;
+        } catch (IOException error) {
+            throw new CommitLogException("cannot list commit log " + uri + ": " + error, error);
+        }
+        return names;
+    }
+
+    /** Python's str order: by code point (Java's compareTo orders UTF-16 units). */
+    static int compareCodePoints(String a, String b) {
+        int i = 0;
+        int j = 0;
+        while (i < a.length() && j < b.length()) {
+            int ca = a.codePointAt(i);
+            int cb = b.codePointAt(j);
+            if (ca != cb) {
+                return Integer.compare(ca, cb);
+            }
+            i += Character.charCount(ca);
+            j += Character.charCount(cb);
+        }
+        return Integer.compare(a.length() - i, b.length() - j);
+    }
+
+    @Override
+    public String toString() {
+        return "commit log " + uri + " (" + base + ")";
+    }
+}

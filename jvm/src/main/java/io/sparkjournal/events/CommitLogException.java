@@ -1,0 +1,20 @@
+package io.sparkjournal.events;
+
+/**
+ * The commit log cannot be read: an entry that is no decision, a schema that
+ * is no Arrow schema, a location or folder that cannot be listed or read.
+ * Never a reason to treat a batch as aborted. Twin of Python's {@code
+ * sparkjournal.events.commit_log.CommitLogError}.
+ */
+public class CommitLogException extends EventsException {
+
+    private static final long serialVersionUID = 1L;
+
+    public CommitLogException(String message) {
+        super(message);
+    }
+
+    public CommitLogException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

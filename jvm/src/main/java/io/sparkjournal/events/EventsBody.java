@@ -1,0 +1,164 @@
+package io.sparkjournal.events;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.arrow.flatbuf.KeyValue;
+import org.apache.arrow.flatbuf.MessageHeader;
+import org.apache.arrow.vector.ipc.message.MessageSerializer;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * An EVENTS record's body (events/event_records.py): one Arrow IPC stream of a
+ * schema message and one record batch message, the schema's metadata tagging
+ * the batch it belongs to (query id, batch id) and the min/max of its cheap
+ * columns (events/pruning.py).
+ *
+ * <p>{@link #split} reads the two messages where they lie, as Python's
+ * {@code split_body} does: the schema is decoded, the batch message only
+ * located. A reader loads the batch over the same memory with Arrow Java's
+ * {@code MessageSerializer.deserializeRecordBatch(batch().message(), ArrowBuf
+ * over batch().body())} (which releases that ArrowBuf once: hand it a
+ * reference of its own); offsets are from the body's first byte. Bytes after
+ * the batch message (the stream's end marker) are not looked at.
+ *
+ * <p>Damage: a body that is not such a stream is an {@link EventsBodyException}
+ * ({@link IpcMessage}); so is a tag whose query is not UTF-8 or whose batch id
+ * is not an integer, and stats that are not JSON (Python raises
+ * UnicodeDecodeError / ValueError there, from {@code batch_of} and
+ * {@code read_stats}, only when they are asked for: so here). As in Python the
+ * second message's type is not checked here: {@link #batch()} may be another
+ * message, which loading it refuses.
+ */
+public final class EventsBody {
+
+    public static final String META_QUERY = "sparkjournal.query";
+    public static final String META_BATCH = "sparkjournal.batch";
+    public static final String META_STATS = "sparkjournal.stats";
+
+    private final IpcMessage schemaMessage;
+    private final IpcMessage batch;
+    private final Schema schema;
+    private final Map<String, byte[]> metadata;
+
+    private EventsBody(IpcMessage schemaMessage, IpcMessage batch, Schema schema,
+                       Map<String, byte[]> metadata) {
+        this.schemaMessage = schemaMessage;
+        this.batch = batch;
+        this.schema = schema;
+        this.metadata = metadata;
+    }
+
+    /** The body's two messages; {@code body} from its position to its limit, never copied. */
+    public static EventsBody split(ByteBuffer body) throws EventsBodyException {
+        ByteBuffer all = body.slice();
+        if (all.remaining() < 8) {
+            throw new EventsBodyException("an events body of " + all.remaining()
+                    + " bytes is not an Arrow IPC stream");
+        }
+        IpcMessage first = IpcMessage.read(all, 0);
+        Schema schema;
+        Map<String, byte[]> metadata = new LinkedHashMap<>();
+        try {
+            if (first.headerType() != MessageHeader.Schema) {
+                throw new EventsBodyException("Expected schema message, got " + first.typeName());
+            }
+            org.apache.arrow.flatbuf.Schema flat = (org.apache.arrow.flatbuf.Schema)
+                    first.message().header(new org.apache.arrow.flatbuf.Schema());
+            for (int i = 0; i < flat.customMetadataLength(); i++) {
+                KeyValue entry = flat.customMetadata(i);
+                metadata.put(entry.key(), bytes(entry.valueAsByteBuffer()));
+            }
+            schema = MessageSerializer.deserializeSchema(first.message());
+        } catch (RuntimeException broken) {
+            throw new EventsBodyException("Invalid flatbuffers message: " + broken, broken);
+        }
+        IpcMessage second = IpcMessage.read(all, first.bodyOffset());
+        return new EventsBody(first, second, schema, Collections.unmodifiableMap(metadata));
+    }
+
+    private static byte[] bytes(ByteBuffer value) {
+        if (value == null) {
+            return new byte[0];
+        }
+        byte[] out = new byte[value.remaining()];
+        value.duplicate().get(out);
+        return out;
+    }
+
+    /** The stored schema, with the record's metadata (Arrow Java's decoding of it). */
+    public Schema schema() {
+        return schema;
+    }
+
+    /** The schema's metadata as stored: key to raw value bytes. */
+    public Map<String, byte[]> metadata() {
+        return metadata;
+    }
+
+    /** The schema message (offsets from the body's start). */
+    public IpcMessage schemaMessage() {
+        return schemaMessage;
+    }
+
+    /** The record batch message, not decoded (offsets from the body's start). */
+    public IpcMessage batch() {
+        return batch;
+    }
+
+    /** The query id the body is tagged with, or null for an untagged body (absent or empty). */
+    public String query() throws EventsBodyException {
+        byte[] raw = metadata.get(META_QUERY);
+        if (raw == null || raw.length == 0) {
+            return null;
+        }
+        try {
+            CharBuffer text = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(raw));
+            return text.toString();
+        } catch (CharacterCodingException notUtf8) {
+            throw new EventsBodyException("the query id an events body is tagged with is not "
+                    + "UTF-8: " + PyRepr.bytes(raw), notUtf8);
+        }
+    }
+
+    /** The batch id the body is tagged with, or null for an untagged body. */
+    public Long batchId() throws EventsBodyException {
+        byte[] raw = metadata.get(META_BATCH);
+        if (raw == null) {
+            return null;
+        }
+        try {
+            BigInteger id = PyJson.parseInt(new String(raw, StandardCharsets.ISO_8859_1), false);
+            return PyJson.toLong(id, "batch id");
+        } catch (IllegalArgumentException notInt) {
+            throw new EventsBodyException("the batch id an events body is tagged with is not an "
+                    + "integer: " + notInt.getMessage(), notInt);
+        }
+    }
+
+    /**
+     * The per-record min/max (pruning.read_stats): the JSON of the stats entry,
+     * {column: [min, max]} as written; an empty object if there is none (absent
+     * or empty). Times are integers in their column's unit, dates in days.
+     */
+    public JsonNode stats() throws EventsBodyException {
+        byte[] raw = metadata.get(META_STATS);
+        if (raw == null || raw.length == 0) {
+            return JsonNodeFactory.instance.objectNode();
+        }
+        try {
+            return PyJson.parse(raw);
+        } catch (IOException notJson) {
+            throw new EventsBodyException("the stats of an events body are not JSON: "
+                    + notJson.getMessage(), notJson);
+        }
+    }
+}

@@ -1,0 +1,103 @@
+package io.sparkjournal.events;
+
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sparkjournal.format.FormatVersionException;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The requests maintenance left for a lane's writer (events/requests.py):
+ * {@code <lane>/requests/<ns, 20 digits>-<random>.json}, each a JSON object
+ * {"format": 1, "kind": ..., ...} written atomically and removed once carried
+ * out. A reader reads them (before the lane's records) because a pending
+ * delete is already visible ({@link DeleteRequests}). Nothing in them is
+ * evaluated; the files are only read, never removed here.
+ *
+ * <p>{@link #pending} lists them as Python's {@code pending} does: names ending
+ * in ".json" in code point order; a file gone since the listing is skipped; a
+ * missing folder means none. Errors: the folder or a file leading outside the
+ * lane is {@link PathOutsideException}; a file that is not JSON, or not an
+ * object with "format" equal to 1 (1, 1.0, true) and a "kind", is
+ * {@link RequestException}; an integer format above 1 is
+ * {@link FormatVersionException}; a folder or file that cannot be read
+ * otherwise is the IOException itself (Python's OSError escapes too).
+ */
+public final class LaneRequests {
+
+    public static final String REQUESTS = "requests";
+    public static final int FORMAT = 1;
+
+    /** One pending request: its file (under the folder's real path) and its JSON object. */
+    public record Request(Path path, ObjectNode body) {
+
+        /** Its "kind" ("delete", "page"), or null if that is not a string. */
+        public String kind() {
+            JsonNode kind = body.get("kind");
+            return kind != null && kind.isTextual() ? kind.textValue() : null;
+        }
+    }
+
+    private LaneRequests() {
+    }
+
+    /** Every request of {@code lane} not carried out yet, oldest first. */
+    public static List<Request> pending(Path lane) throws IOException {
+        String root = lane.toString();
+        String folder = InsideLane.check(root, REQUESTS, "the lane requests folder");
+        List<String> names = new ArrayList<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(Paths.get(folder))) {
+            for (Path entry : entries) {
+                String name = entry.getFileName().toString();
+                if (name.endsWith(".json")) {
+                    names.add(name);
+                }
+            }
+        } catch (NoSuchFileException absent) {
+            return new ArrayList<>();
+        }
+        names.sort(CommitLog::compareCodePoints);
+        List<Request> found = new ArrayList<>();
+        for (String name : names) {
+            String path = folder + "/" + name;
+            InsideLane.check(root, REQUESTS + "/" + name, "lane request");
+            byte[] raw;
+            try {
+                raw = Files.readAllBytes(Paths.get(path));
+            } catch (NoSuchFileException carriedOut) {
+                continue;
+            }
+            JsonNode request;
+            try {
+                request = PyJson.parse(raw);
+            } catch (IOException notJson) {
+                String detail = notJson instanceof StreamConstraintsException
+                        ? ((StreamConstraintsException) notJson).getOriginalMessage()
+                        : String.valueOf(notJson.getMessage()).split("\n", 2)[0];
+                throw new RequestException("lane request " + path + " is not valid JSON (" + detail
+                        + "); it was written atomically, so it is damaged: remove it and run the "
+                        + "maintenance job that wrote it again", notJson);
+            }
+            JsonNode format = request.isObject() ? request.get("format") : null;
+            if (PyJson.isInt(format) && format.bigIntegerValue().compareTo(BigInteger.ONE) > 0) {
+                BigInteger version = format.bigIntegerValue();
+                throw new FormatVersionException("lane request", path,
+                        version.bitLength() > 63 ? Long.MAX_VALUE : version.longValue(), FORMAT);
+            }
+            if (!request.isObject() || !PyJson.equalsOne(format) || !request.has("kind")) {
+                throw new RequestException("lane request " + path + " is not a format " + FORMAT
+                        + " request");
+            }
+            found.add(new Request(Paths.get(path), (ObjectNode) request));
+        }
+        return found;
+    }
+}

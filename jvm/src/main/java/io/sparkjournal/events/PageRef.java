@@ -1,0 +1,181 @@
+package io.sparkjournal.events;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.regex.Pattern;
+
+/**
+ * A PAGE record (events/page_records.py; user type {@link UserTypes#PAGE}): one
+ * page file in the lane's {@code pages/} folder that replaced stored records,
+ * made visible by one committed transaction (the PAGE record and a DELETE of
+ * every record moved). The body, little-endian:
+ *
+ * <pre>
+ * offset size field
+ *  0      4   magic "SJPG"
+ *  4      1   version, 1
+ *  5      1   flags, 0 (not checked)
+ *  6      2   n, the length of the file name (u16)
+ *  8      8   the page file's size in bytes (u64)
+ * 16      4   CRC-32C of the whole page file (u32)
+ * 20      4   m, the number of records moved (u32)
+ * 24      8   rows in the page (u64)
+ * 32      8   lowest record id moved (u64)
+ * 40      8   highest record id moved (u64)
+ * 48      8   lowest _batch_id (i64; -1 when unknown)
+ * 56      8   highest _batch_id (i64; -1 when unknown)
+ * 64      8   earliest _commit_time, us since the epoch (i64; -1 when unknown)
+ * 72      8   latest _commit_time (i64; -1 when unknown)
+ * 80      n   file name, UTF-8, page-[0-9a-z-]+.parquet
+ * 80+n   8m   the record ids moved (u64), ascending
+ * </pre>
+ *
+ * Damage, each a {@link PageRecordException} with Python's message: a body
+ * shorter than its header, another magic or a version other than 1 (a newer
+ * version is not told apart here, as in Python), a length other than the
+ * header announces, a name not of the form, record ids not strictly ascending
+ * (as u64) or none, a lowest/highest id that disagrees with the list. A name
+ * that is not UTF-8 is a PageRecordException here; Python lets
+ * UnicodeDecodeError escape.
+ */
+public final class PageRef {
+
+    public static final byte[] MAGIC = {'S', 'J', 'P', 'G'};
+    public static final String PAGES = "pages";
+    public static final int HEAD_SIZE = 80;
+    private static final Pattern NAME = Pattern.compile("page-[0-9a-z-]+\\.parquet");
+
+    private final String name;
+    private final long size;
+    private final long crc32c;
+    private final long rows;
+    private final long[] recordIds;
+    private final long[] batchRange;
+    private final long[] timeRange;
+
+    private PageRef(String name, long size, long crc32c, long rows, long[] recordIds,
+                    long[] batchRange, long[] timeRange) {
+        this.name = name;
+        this.size = size;
+        this.crc32c = crc32c;
+        this.rows = rows;
+        this.recordIds = recordIds;
+        this.batchRange = batchRange;
+        this.timeRange = timeRange;
+    }
+
+    /** The page a PAGE record's body (position to limit) names. */
+    public static PageRef decode(ByteBuffer body) throws PageRecordException {
+        ByteBuffer raw = body.slice().order(ByteOrder.LITTLE_ENDIAN);
+        int length = raw.remaining();
+        if (length < HEAD_SIZE) {
+            throw new PageRecordException("a PAGE record of " + length
+                    + " bytes is shorter than its header");
+        }
+        byte[] magic = new byte[4];
+        raw.get(0, magic);
+        int version = raw.get(4) & 0xff;
+        if (!java.util.Arrays.equals(magic, MAGIC) || version != 1) {
+            throw new PageRecordException("not a version 1 PAGE record (magic "
+                    + PyRepr.bytes(magic) + ", version " + version + ")");
+        }
+        int nameLength = raw.getShort(6) & 0xffff;
+        long count = raw.getInt(20) & 0xffffffffL;
+        if (length != HEAD_SIZE + nameLength + 8 * count) {
+            throw new PageRecordException("a PAGE record of " + length + " bytes does not hold "
+                    + "the name of " + nameLength + " bytes and " + count
+                    + " record ids it announces");
+        }
+        String name;
+        try {
+            name = StandardCharsets.UTF_8.newDecoder()
+                    .decode(raw.duplicate().position(HEAD_SIZE).limit(HEAD_SIZE + nameLength))
+                    .toString();
+        } catch (CharacterCodingException notUtf8) {
+            throw new PageRecordException("the file name of a PAGE record is not UTF-8", notUtf8);
+        }
+        long[] ids = new long[(int) count];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = raw.getLong(HEAD_SIZE + nameLength + 8 * i);
+        }
+        PageRef ref = new PageRef(name, raw.getLong(8), raw.getInt(16) & 0xffffffffL,
+                raw.getLong(24), ids, new long[] {raw.getLong(48), raw.getLong(56)},
+                new long[] {raw.getLong(64), raw.getLong(72)});
+        ref.check();
+        long first = raw.getLong(32);
+        long last = raw.getLong(40);
+        if (ref.firstId() != first || ref.lastId() != last) {
+            throw new PageRecordException("PAGE record of " + name + ": its record id range "
+                    + Long.toUnsignedString(first) + ".." + Long.toUnsignedString(last)
+                    + " disagrees with its record ids");
+        }
+        return ref;
+    }
+
+    /** PageRef's own rules (Python's __post_init__). */
+    private void check() throws PageRecordException {
+        if (!NAME.matcher(name).matches()) {
+            throw new PageRecordException("page file name " + PyRepr.str(name)
+                    + " is not of the form page-<id>.parquet");
+        }
+        boolean ascending = recordIds.length > 0;
+        for (int i = 1; i < recordIds.length && ascending; i++) {
+            ascending = Long.compareUnsigned(recordIds[i - 1], recordIds[i]) < 0;
+        }
+        if (!ascending) {
+            throw new PageRecordException("page " + name + ": record ids must be ascending, "
+                    + "without repeats, and not empty");
+        }
+    }
+
+    /** The page file's name inside {@code pages/}. */
+    public String name() {
+        return name;
+    }
+
+    /** The page file's size in bytes (u64). */
+    public long size() {
+        return size;
+    }
+
+    /** The CRC-32C of the whole page file (u32). */
+    public long crc32c() {
+        return crc32c;
+    }
+
+    /** Rows in the page (u64). */
+    public long rows() {
+        return rows;
+    }
+
+    /** The ids of the records moved into the page, ascending as u64. */
+    public long[] recordIds() {
+        return recordIds.clone();
+    }
+
+    public long firstId() {
+        return recordIds[0];
+    }
+
+    public long lastId() {
+        return recordIds[recordIds.length - 1];
+    }
+
+    /** (lowest, highest) _batch_id; -1: unknown. */
+    public long[] batchRange() {
+        return batchRange.clone();
+    }
+
+    /** (earliest, latest) _commit_time in us since the epoch; -1: unknown. */
+    public long[] timeRange() {
+        return timeRange.clone();
+    }
+
+    /** The page file of lane {@code lane}. */
+    public Path path(Path lane) {
+        return lane.resolve(PAGES).resolve(name);
+    }
+}

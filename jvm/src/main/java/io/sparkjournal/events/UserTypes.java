@@ -1,0 +1,37 @@
+package io.sparkjournal.events;
+
+/**
+ * The user record types of a node root's lanes (FORMAT.md, "Above the
+ * journal: a stream's events"), defined once for the JVM. Python defines each
+ * beside its format: EVENTS in events/event_records.py, DELETION_VECTOR in
+ * events/deletions.py, PAGE in events/page_records.py. A record of any other
+ * user type is not the events layer's: readers leave it alone.
+ */
+public final class UserTypes {
+
+    private UserTypes() {
+    }
+
+    /** One Arrow IPC stream (schema + one batch) of events: {@link EventsBody}. */
+    public static final int EVENTS = 1;
+
+    /** Deleted rows of one stored record, by original position: {@link DeletionVector}. */
+    public static final int DELETION_VECTOR = 2;
+
+    /** A page file that replaced stored records: {@link PageRef}. */
+    public static final int PAGE = 3;
+
+    /** The type's name ("EVENTS"), or "user type N" for one the events layer does not know. */
+    public static String name(int userType) {
+        switch (userType) {
+            case EVENTS:
+                return "EVENTS";
+            case DELETION_VECTOR:
+                return "DELETION_VECTOR";
+            case PAGE:
+                return "PAGE";
+            default:
+                return "user type " + userType;
+        }
+    }
+}
