@@ -594,10 +594,12 @@ def test_the_jar_is_built_once_into_the_cache_even_by_two_processes_at_once(jvm,
     with zipfile.ZipFile(jar) as built:
         assert built.testzip() is None
         assert "io/sparkjournal/format/RecordScan.class" in built.namelist()
+        assert set(jvm_build.jar_resources()) <= set(built.namelist())    # the service entry, options
     before = os.stat(jar).st_mtime_ns
     assert jvm_build.jvm_jar() == jar and os.stat(jar).st_mtime_ns == before     # reused
     generated = [os.path.join(where, name) for where, _dirs, names in os.walk(jvm_build.JVM_DIR)
-                 for name in names if not name.endswith(".java")]
+                 for name in names if not name.endswith(".java")
+                 and not where.startswith(jvm_build.RESOURCE_DIR)]
     assert generated == [], "the build left files in the repository"
 
 

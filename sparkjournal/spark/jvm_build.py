@@ -3,7 +3,9 @@
 Contract:
 
 * ``jvm_jar()`` returns the path of a jar holding every class compiled from
-  ``jvm/src/main/java/**.java``, or raises ``JvmUnavailableError`` saying why
+  ``jvm/src/main/java/**.java``, the files under ``jvm/src/main/resources``
+  and what the JVM reader takes from the Python definitions (``jar_resources``:
+  the option names, the metadata columns), or raises ``JvmUnavailableError`` saying why
   there is none; ``jvm_unavailable()`` returns that reason, or None when the
   jar is there.
 * The sources are found relative to this file (``<repo>/jvm``), so in a
@@ -15,7 +17,8 @@ Contract:
 * The jar lives in a cache folder, never in the repository:
   ``<cache>/<key>/sparkjournal-jvm.jar`` where ``<cache>`` is
   ``$SPARKJOURNAL_JVM_CACHE`` or ``~/.cache/sparkjournal/jvm`` and ``<key>`` is
-  the sha256 of the sources (their paths and bytes) and pyspark's version: a
+  the sha256 of the sources and resources (their paths and bytes) and
+  pyspark's version: a
   changed source or another Spark builds a new jar, an unchanged one is
   reused (without needing javac).
 * A build compiles into a temporary folder beside the jar and renames the
@@ -25,8 +28,10 @@ Contract:
 """
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -41,6 +46,9 @@ JAVA_RELEASE = "17"
 JVM_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                        "jvm")
 SOURCE_DIR = os.path.join(JVM_DIR, "src", "main", "java")
+RESOURCE_DIR = os.path.join(JVM_DIR, "src", "main", "resources")
+OPTIONS_RESOURCE = "io/sparkjournal/spark/options.json"
+METADATA_RESOURCE = "io/sparkjournal/spark/metadata.arrow"
 JAVAC_TIMEOUT_S = 600
 _MANIFEST = b"Manifest-Version: 1.0\r\nCreated-By: sparkjournal jvm_build\r\n\r\n"
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)          # fixed: the same sources give the same jar bytes
@@ -67,7 +75,8 @@ def jvm_jar() -> str:
     """The path of the jar built from the current sources, built first if needed."""
     sources = java_sources()
     spark_version, spark_jars = _pyspark_jars()
-    key = source_key(sources, spark_version)
+    resources = jar_resources()
+    key = source_key(sources, spark_version, resources)
     folder = os.path.join(cache_root(), key)
     jar = os.path.join(folder, JAR_NAME)
     if os.path.isfile(jar):                    # built before: javac is not needed any more
@@ -80,7 +89,7 @@ def jvm_jar() -> str:
         with open(os.path.join(folder, ".build.lock"), "a") as lock:
             fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
             if not os.path.isfile(jar):            # another process may have built it meanwhile
-                _build(javac, sources, spark_jars, folder, jar, key)
+                _build(javac, sources, resources, spark_jars, folder, jar, key)
     except OSError as error:
         raise JvmUnavailableError(
             f"cannot write the JVM build cache {folder}: {error}; set {CACHE_ENV} to a "
@@ -137,15 +146,47 @@ def cache_root() -> str:
     return os.path.join(os.path.expanduser("~"), ".cache", "sparkjournal", "jvm")
 
 
-def source_key(sources: list[str], spark_version: str) -> str:
-    """sha256 of each source's path (below jvm/src/main/java) and bytes, and the
-    Spark version: what the jar's content depends on."""
+def jar_resources() -> dict[str, bytes]:
+    """{name in the jar: bytes} of everything the jar holds besides classes: the
+    files under jvm/src/main/resources (the DataSourceRegister service entry)
+    and, generated from their one Python definition, OPTIONS_RESOURCE (the
+    option names and texts a read checks) and METADATA_RESOURCE (the metadata
+    columns, an Arrow IPC schema)."""
+    found = {}
+    for where, _dirs, names in os.walk(RESOURCE_DIR):
+        for name in names:
+            path = os.path.join(where, name)
+            with open(path, "rb") as handle:
+                found[os.path.relpath(path, RESOURCE_DIR).replace(os.sep, "/")] = handle.read()
+    found[OPTIONS_RESOURCE] = json.dumps(option_names(), indent=1, sort_keys=True).encode()
+    from ..events.read_columns import METADATA
+    found[METADATA_RESOURCE] = METADATA.serialize().to_pybytes()
+    return found
+
+
+def option_names() -> dict:
+    """The options a read knows, from their Python definitions."""
+    from ..config import JournalConfig
+    from .read_options import READ_OPTION_DOCS
+    from .sink import SINK_OPTION_DOCS, SPARK_OWN_OPTIONS
+    return {"journal": sorted(field.name for field in dataclasses.fields(JournalConfig)),
+            "read": {name: doc[1] for name, doc in READ_OPTION_DOCS.items()},
+            "sink": {name: doc[1] for name, doc in SINK_OPTION_DOCS.items()},
+            "spark": list(SPARK_OWN_OPTIONS) + ["paths"]}
+
+
+def source_key(sources: list[str], spark_version: str, resources: dict[str, bytes]) -> str:
+    """sha256 of each source's path (below jvm/src/main/java) and bytes, the
+    resources, and the Spark version: what the jar's content depends on."""
     digest = hashlib.sha256()
     for path in sources:
         with open(path, "rb") as handle:
             data = handle.read()
         name = os.path.relpath(path, SOURCE_DIR).replace(os.sep, "/").encode()
         digest.update(b"%d:%s%d:" % (len(name), name, len(data)))
+        digest.update(data)
+    for name, data in sorted(resources.items()):
+        digest.update(b"resource %d:%s%d:" % (len(name), name.encode(), len(data)))
         digest.update(data)
     digest.update(f"pyspark {spark_version}; --release {JAVA_RELEASE}".encode())
     return digest.hexdigest()
@@ -164,8 +205,8 @@ def _pyspark_jars() -> tuple[str, str]:
     return pyspark.__version__, jars
 
 
-def _build(javac: str, sources: list[str], spark_jars: str, folder: str, jar: str,
-           key: str) -> None:
+def _build(javac: str, sources: list[str], resources: dict[str, bytes], spark_jars: str,
+           folder: str, jar: str, key: str) -> None:
     """Compiles into a temporary folder inside ``folder`` and renames the jar into
     place. Runs under the folder's lock, so any other build folder there is
     debris of a builder that was killed."""
@@ -194,25 +235,29 @@ def _build(javac: str, sources: list[str], spark_jars: str, folder: str, jar: st
             _failed[key] = f"javac failed (exit {done.returncode}) on {SOURCE_DIR}:\n{output}"
             raise JvmUnavailableError(_failed[key])
         partial = os.path.join(work, JAR_NAME)
-        _write_jar(classes, partial)
+        _write_jar(classes, resources, partial)
         os.replace(partial, jar)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _write_jar(classes: str, path: str) -> None:
-    """A jar of everything under ``classes``: a manifest, then the files in name order."""
+def _write_jar(classes: str, resources: dict[str, bytes], path: str) -> None:
+    """A jar of everything under ``classes`` and ``resources``: a manifest, then
+    the files in name order."""
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
         manifest = zipfile.ZipInfo("META-INF/MANIFEST.MF", _ZIP_TIME)
         manifest.compress_type = zipfile.ZIP_DEFLATED
         out.writestr(manifest, _MANIFEST)
-        names = sorted(os.path.relpath(os.path.join(where, name), classes)
-                       for where, _dirs, files in os.walk(classes) for name in files)
-        for name in names:
-            info = zipfile.ZipInfo(name.replace(os.sep, "/"), _ZIP_TIME)
+        files = dict(resources)
+        for where, _dirs, names in os.walk(classes):
+            for name in names:
+                path = os.path.join(where, name)
+                with open(path, "rb") as handle:
+                    files[os.path.relpath(path, classes).replace(os.sep, "/")] = handle.read()
+        for name in sorted(files):
+            info = zipfile.ZipInfo(name, _ZIP_TIME)
             info.compress_type = zipfile.ZIP_DEFLATED
-            with open(os.path.join(classes, name), "rb") as handle:
-                out.writestr(info, handle.read())
+            out.writestr(info, files[name])
 
 
 def _argfile_quote(path: str) -> str:

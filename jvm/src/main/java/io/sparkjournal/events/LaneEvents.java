@@ -1,0 +1,189 @@
+package io.sparkjournal.events;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.sparkjournal.journal.LaneSnapshot;
+import io.sparkjournal.journal.LiveRecord;
+import io.sparkjournal.journal.LoadReport;
+import io.sparkjournal.journal.PreparedTx;
+import org.apache.arrow.vector.types.TimeUnit;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+
+/**
+ * The visible events of one lane, the JVM twin of sparkjournal/events/lane_scan.py's
+ * {@code scan} below the Spark layer: committed EVENTS records in the order
+ * the snapshot lists them, then those of prepared transactions the commit log
+ * says committed; never open, rolled back, aborted or undecided ones. Each
+ * comes with its deleted rows (the lane's deletion vectors plus its pending
+ * delete requests, read before the snapshot as Python does: a delete is seen
+ * in one or both, never in neither) and its batch's commit time.
+ *
+ * Before anything is read the lane's root must carry the expected node id
+ * ({@link WrongNodeException} otherwise). A lane holding page files fails
+ * with {@link EventsException}: the JVM reader does not read pages yet, and
+ * leaving them out would return part of the events in silence.
+ */
+public final class LaneEvents implements AutoCloseable {
+
+    private final Path lane;
+    private final String node;
+    private final LaneSnapshot snapshot;
+    private final Deletions deletions;
+    private final CommitLog log;
+
+    private LaneEvents(Path lane, String node, LaneSnapshot snapshot, Deletions deletions, CommitLog log) {
+        this.lane = lane;
+        this.node = node;
+        this.snapshot = snapshot;
+        this.deletions = deletions;
+        this.log = log;
+    }
+
+    /** Opens {@code lane} as {@code node} holds it; {@code skipCorrupt} leaves damaged files out (reported). */
+    public static LaneEvents open(Path lane, String node, Path logBase, boolean skipCorrupt, boolean checksum)
+            throws IOException {
+        checkNode(lane, node);
+        Deletions pending = DeleteRequests.pendingDeletions(lane);        // before the snapshot
+        LaneSnapshot snapshot = LaneSnapshot.read(lane, checksum, skipCorrupt);
+        Deletions deletions = new Deletions();
+        List<Long> pages = new ArrayList<>();
+        for (LiveRecord record : snapshot.records()) {
+            if (record.userType() == UserTypes.DELETION_VECTOR) {
+                deletions.addVector(record.body(), "record " + record.recordId() + " of lane " + lane);
+            } else if (record.userType() == UserTypes.PAGE) {
+                pages.add(record.recordId());
+            }
+        }
+        deletions.merge(pending);
+        if (!pages.isEmpty()) {
+            throw new EventsException("lane " + lane + " holds " + pages.size() + " page file(s) (PAGE records "
+                    + pages + "), which the JVM reader does not read yet: read this journal with "
+                    + "sparkjournal.read(spark, path), or format('sparkjournal-python')");
+        }
+        return new LaneEvents(lane, node, snapshot, deletions, Resolver.shared().commitLog(logBase.toString()));
+    }
+
+    /** What the load noticed: torn tails, and under skipCorrupt the files left out and what they held. */
+    public LoadReport report() {
+        return snapshot.report();
+    }
+
+    /** The visible EVENTS records, committed ones first (read lazily, in order). */
+    public Iterable<VisibleRecord> records() throws IOException {
+        List<LiveRecord> visible = new ArrayList<>();
+        for (LiveRecord record : snapshot.records()) {
+            if (record.userType() == UserTypes.EVENTS) {
+                visible.add(record);
+            }
+        }
+        if (node != null) {
+            String laneName = lane.getFileName().toString();
+            for (PreparedTx tx : snapshot.prepared()) {
+                if (Resolver.shared().outcome(tx.xid(), new TxRef(node, laneName, tx.txId())) == Outcome.COMMITTED) {
+                    for (LiveRecord record : tx.records()) {
+                        if (record.userType() == UserTypes.EVENTS) {
+                            visible.add(record);
+                        }
+                    }
+                }
+            }
+        }
+        return () -> new Iterator<>() {
+            private final Iterator<LiveRecord> next = visible.iterator();
+
+            @Override
+            public boolean hasNext() {
+                return next.hasNext();
+            }
+
+            @Override
+            public VisibleRecord next() {
+                try {
+                    return visible(next.next());
+                } catch (IOException error) {
+                    throw new java.io.UncheckedIOException(error);
+                }
+            }
+        };
+    }
+
+    private VisibleRecord visible(LiveRecord record) throws IOException {
+        EventsBody body = EventsBody.split(record.body());
+        String query = body.query();
+        Long batchId = body.batchId();
+        Long commitMicros = null;
+        if (query != null && batchId != null) {
+            Decision decision = log.decision(query, batchId);
+            if (decision != null) {
+                commitMicros = decision.committedAtMs() * 1000L;
+            }
+        }
+        Map<String, Object[]> stats = new HashMap<>();
+        Map<String, Long> units = new HashMap<>();
+        JsonNode found = body.stats();
+        if (found != null) {
+            found.fields().forEachRemaining(entry -> {
+                JsonNode bounds = entry.getValue();
+                if (bounds.isArray() && bounds.size() == 2) {
+                    stats.put(entry.getKey(), new Object[] {value(bounds.get(0)), value(bounds.get(1))});
+                }
+            });
+            for (Field field : body.schema().getFields()) {
+                if (field.getType() instanceof ArrowType.Timestamp stamp) {
+                    units.put(field.getName(), perSecond(stamp.getUnit()));
+                }
+            }
+        }
+        return new VisibleRecord(record.recordId(), body, batchId, commitMicros, stats, units,
+                deletions.rowsOf(record.recordId()));
+    }
+
+    private static Object value(JsonNode node) {
+        if (node.isIntegralNumber()) {
+            return node.asLong();
+        }
+        if (node.isNumber()) {
+            return node.asDouble();
+        }
+        return node.isTextual() ? node.asText() : null;
+    }
+
+    private static long perSecond(TimeUnit unit) {
+        return switch (unit) {
+            case SECOND -> 1L;
+            case MILLISECOND -> 1_000L;
+            case MICROSECOND -> 1_000_000L;
+            case NANOSECOND -> 1_000_000_000L;
+        };
+    }
+
+    /** The lane's root must carry {@code node} as its NODE_ID (null: a root without one, not checked). */
+    static void checkNode(Path lane, String node) throws IOException {
+        if (node == null) {
+            return;
+        }
+        Path root = lane.toAbsolutePath().getParent();
+        Path file = root.resolve("NODE_ID");
+        String found = Files.exists(file) ? Files.readString(file).strip() : null;
+        if (!node.equals(found)) {
+            throw new WrongNodeException("lane " + lane + " is held by node " + node + ", but this task runs on "
+                    + "host " + java.net.InetAddress.getLocalHost().getHostName() + ", where " + root
+                    + " has NODE_ID " + (found == null ? "none" : found) + ": Spark retries the task on another "
+                    + "executor (set spark.locality.wait, e.g. 30s, so the scheduler waits for the lane's host)");
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        snapshot.close();
+    }
+}

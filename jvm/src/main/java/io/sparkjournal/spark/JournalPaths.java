@@ -1,0 +1,53 @@
+package io.sparkjournal.spark;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+
+/**
+ * Journal paths as the driver resolves them, as sparkjournal/events/node.py
+ * does: {@code {host}} is this machine's host name, {@code {executor}} is
+ * {@code driver}; the commit log defaults to {@code <root>/_commits}.
+ */
+final class JournalPaths {
+
+    static final String[] PLACEHOLDERS = {"{host}", "{executor}"};
+
+    private JournalPaths() {
+    }
+
+    /** The commit log's folder: the commitLog option (a local path or file: URI), else the default. */
+    static String logBase(ReadOptions options) {
+        String given = options.commitLog();
+        if (given == null) {
+            return resolveRoot(options.path()) + "/_commits";
+        }
+        if (given.startsWith("file://")) {
+            return given.substring("file://".length());
+        }
+        if (given.contains("://")) {
+            throw new OptionException("option commitLog=" + given + " is not valid for the JVM reader: it reads "
+                    + "commit logs on local paths (or file: URIs) only; the Python reader reaches others");
+        }
+        return Path.of(given).toAbsolutePath().normalize().toString();
+    }
+
+    /** The node root this driver uses for {@code path}. */
+    static String resolveRoot(String path) {
+        String resolved = path.replace("{host}", hostName()).replace("{executor}", "driver");
+        if (resolved.contains("{") || resolved.contains("}")) {
+            throw new OptionException("journal path '" + path + "' holds an unknown placeholder; the known ones "
+                    + "are {host}, {executor}");
+        }
+        return Path.of(resolved).toAbsolutePath().normalize().toString();
+    }
+
+    static String hostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException unknown) {
+            String env = System.getenv("HOSTNAME");
+            return env != null ? env : "localhost";
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package io.sparkjournal.spark;
+
+import java.util.List;
+import java.util.function.Supplier;
+
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.read.Batch;
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * A batch scan: one partition per lane holding events, planned on the driver
+ * from the commit log and what the driver sees ({@link LanePlanner}), each
+ * preferring the executors of the host that holds its lane. Planned once per
+ * scan: the lanes and their places are fixed when Spark asks for the
+ * partitions, and each task reads its lane's snapshot as of when it starts.
+ */
+final class JournalScan implements Scan, Batch {
+
+    private final ReadOptions options;
+    private final JournalSchema journal;
+    private final StructType columns;
+    private final List<RecordFilter> filters;
+    private final Supplier<ScanBuilder> streams;
+
+    JournalScan(ReadOptions options, JournalSchema journal, StructType columns, List<RecordFilter> filters,
+                Supplier<ScanBuilder> streams) {
+        this.options = options;
+        this.journal = journal;
+        this.columns = columns;
+        this.filters = filters;
+        this.streams = streams;
+    }
+
+    /** Micro-batch streams are the Python data source's (stream_reader.py) for now. */
+    @Override
+    public MicroBatchStream toMicroBatchStream(String checkpointLocation) {
+        return streams.get().build().toMicroBatchStream(checkpointLocation);
+    }
+
+    @Override
+    public StructType readSchema() {
+        return columns;
+    }
+
+    @Override
+    public String description() {
+        return "sparkjournal " + options.path() + " [" + columns.simpleString() + "]"
+                + (filters.isEmpty() ? "" : " pruning on " + filters.size() + " filter(s)");
+    }
+
+    @Override
+    public Batch toBatch() {
+        return this;
+    }
+
+    @Override
+    public InputPartition[] planInputPartitions() {
+        List<LanePartition> lanes = LanePlanner.plan(SparkSession.active().sparkContext(), options, journal,
+                "spark.read.format('sparkjournal')");
+        return lanes.toArray(new InputPartition[0]);
+    }
+
+    @Override
+    public PartitionReaderFactory createReaderFactory() {
+        return new LaneReaderFactory(options, journal, columns, filters);
+    }
+}

@@ -1,0 +1,82 @@
+package io.sparkjournal.spark;
+
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
+
+import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.catalog.SupportsWrite;
+import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.catalog.TableCapability;
+import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.WriteBuilder;
+import org.apache.spark.sql.execution.datasources.v2.python.PythonDataSourceV2;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * A journal root as Spark's table: {@code schema} is what Spark gave
+ * {@code getTable} (the inferred full schema, a user's read schema, or a
+ * write's input schema). Batch reads are planned here; writes and micro-batch
+ * streams go to the Python data source's table for the same options, made
+ * only when one is asked for.
+ */
+final class JournalTable implements SupportsRead, SupportsWrite {
+
+    private final StructType schema;
+    private final Transform[] partitioning;
+    private final Map<String, String> properties;
+    private Table python;
+
+    JournalTable(StructType schema, Transform[] partitioning, Map<String, String> properties) {
+        this.schema = schema;
+        this.partitioning = partitioning;
+        this.properties = properties;
+    }
+
+    @Override
+    public String name() {
+        return "sparkjournal:" + properties.getOrDefault("path", "");
+    }
+
+    @Override
+    public StructType schema() {
+        return schema;
+    }
+
+    @Override
+    public Set<TableCapability> capabilities() {
+        return EnumSet.of(TableCapability.BATCH_READ, TableCapability.MICRO_BATCH_READ,
+                TableCapability.BATCH_WRITE, TableCapability.STREAMING_WRITE);
+    }
+
+    @Override
+    public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
+        ReadOptions read = ReadOptions.parse(options);
+        JournalSchema journal = JournalSchema.of(read);
+        return new JournalScanBuilder(read, journal, journal.checkAsked(schema), () -> python().newScanBuilderFor(options));
+    }
+
+    @Override
+    public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
+        return ((SupportsWrite) python().table()).newWriteBuilder(info);
+    }
+
+    private PythonSide python() {
+        if (python == null) {
+            PythonDataSourceV2 provider = new PythonDataSourceV2();
+            provider.setShortName(JournalProvider.NAME);
+            python = provider.getTable(schema, partitioning, properties);
+        }
+        return new PythonSide(python);
+    }
+
+    /** The Python data source's table for these options. */
+    record PythonSide(Table table) {
+        ScanBuilder newScanBuilderFor(CaseInsensitiveStringMap options) {
+            return ((SupportsRead) table).newScanBuilder(options);
+        }
+    }
+}

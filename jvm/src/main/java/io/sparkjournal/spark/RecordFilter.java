@@ -1,0 +1,253 @@
+package io.sparkjournal.spark;
+
+import java.io.Serializable;
+import java.sql.Date;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.spark.sql.sources.EqualTo;
+import org.apache.spark.sql.sources.Filter;
+import org.apache.spark.sql.sources.GreaterThan;
+import org.apache.spark.sql.sources.GreaterThanOrEqual;
+import org.apache.spark.sql.sources.In;
+import org.apache.spark.sql.sources.LessThan;
+import org.apache.spark.sql.sources.LessThanOrEqual;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * One comparison a read can prune stored records with, the rule of
+ * sparkjournal/events/pruning.py: a metadata column is one value per record
+ * (exact), an event column has the record's [min, max] when the writer stored
+ * them (times and dates as whole numbers of their unit). {@link #mayMatch}
+ * must never say false for a record that holds a matching row; anything it
+ * cannot compare keeps the record.
+ */
+final class RecordFilter implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+    static final List<String> METADATA = List.of("_batch_id", "_commit_time", "_host", "_lane", "_record_id");
+
+    private final String column;
+    private final String op;              // = < <= > >= in
+    private final List<Object> values;    // Long (integers, times as us, dates as days), Double, String
+    private final boolean time;           // the column holds instants (us); dates hold days
+
+    private RecordFilter(String column, String op, List<Object> values, boolean time) {
+        this.column = column;
+        this.op = op;
+        this.values = values;
+        this.time = time;
+    }
+
+    /** The filter as a comparison, or null when pruning cannot use it. */
+    static RecordFilter from(Filter filter, StructType schema) {
+        String op;
+        String column;
+        Object[] raw;
+        if (filter instanceof EqualTo f) {
+            op = "="; column = f.attribute(); raw = new Object[] {f.value()};
+        } else if (filter instanceof LessThan f) {
+            op = "<"; column = f.attribute(); raw = new Object[] {f.value()};
+        } else if (filter instanceof LessThanOrEqual f) {
+            op = "<="; column = f.attribute(); raw = new Object[] {f.value()};
+        } else if (filter instanceof GreaterThan f) {
+            op = ">"; column = f.attribute(); raw = new Object[] {f.value()};
+        } else if (filter instanceof GreaterThanOrEqual f) {
+            op = ">="; column = f.attribute(); raw = new Object[] {f.value()};
+        } else if (filter instanceof In f) {
+            op = "in"; column = f.attribute(); raw = f.values();
+        } else {
+            return null;
+        }
+        StructField field = field(schema, column);
+        if (field == null) {
+            return null;
+        }
+        List<Object> values = new ArrayList<>();
+        for (Object value : raw) {
+            Object comparable = comparable(value);
+            if (comparable == null) {
+                return null;                       // a null or a type pruning does not compare
+            }
+            values.add(comparable);
+        }
+        DataType type = field.dataType();
+        return new RecordFilter(column, op, values,
+                type.equals(DataTypes.TimestampType) || type.equals(DataTypes.TimestampNTZType));
+    }
+
+    /** The read options' starting point: exact comparisons on the metadata columns. */
+    static List<RecordFilter> startingPoint(ReadOptions options) {
+        List<RecordFilter> found = new ArrayList<>();
+        if (options.startingBatchId() != null) {
+            found.add(new RecordFilter("_batch_id", ">=", List.of(options.startingBatchId()), false));
+        }
+        if (options.startingTimeMicros() != null) {
+            found.add(new RecordFilter("_commit_time", ">=", List.of(options.startingTimeMicros()), true));
+        }
+        return found;
+    }
+
+    String column() {
+        return column;
+    }
+
+    boolean onMetadata() {
+        return METADATA.contains(column);
+    }
+
+    /**
+     * Whether a record may hold a matching row: {@code constant} is the
+     * column's value for the whole record (a metadata column; null: unknown,
+     * which no comparison matches), {@code bounds} the record's [min, max] of
+     * an event column in its stored unit ({@code unitPerSecond} for times;
+     * null bounds: none stored).
+     */
+    boolean mayMatchConstant(Object constant) {
+        if (constant == null) {
+            return false;
+        }
+        for (Object value : values) {
+            Integer order = compare(constant, value);
+            if (order == null) {
+                return true;
+            }
+            if (holds(order)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    boolean mayMatchRange(Object low, Object high, long unitPerSecond) {
+        for (Object raw : values) {
+            Object value = time && raw instanceof Long micros ? scale(micros, unitPerSecond) : raw;
+            Integer belowHigh = compare(low, value);
+            Integer aboveLow = compare(high, value);
+            if (belowHigh == null || aboveLow == null) {
+                return true;
+            }
+            boolean may = switch (op) {
+                case "=", "in" -> belowHigh <= 0 && aboveLow >= 0;
+                case "<" -> belowHigh < 0;
+                case "<=" -> belowHigh <= 0;
+                case ">" -> aboveLow > 0;
+                case ">=" -> aboveLow >= 0;
+                default -> true;
+            };
+            if (may) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean holds(int order) {
+        return switch (op) {
+            case "=", "in" -> order == 0;
+            case "<" -> order < 0;
+            case "<=" -> order <= 0;
+            case ">" -> order > 0;
+            case ">=" -> order >= 0;
+            default -> true;
+        };
+    }
+
+    private static long scale(long micros, long unitPerSecond) {
+        return Math.floorDiv(Math.multiplyExact(micros, unitPerSecond), 1_000_000L);
+    }
+
+    /** a compared to b, or null when they cannot be compared (then nothing is pruned). */
+    private static Integer compare(Object a, Object b) {
+        if (a instanceof Number x && b instanceof Number y) {
+            if ((x instanceof Long || x instanceof Integer) && (y instanceof Long || y instanceof Integer)) {
+                return Long.compare(x.longValue(), y.longValue());
+            }
+            return Double.compare(x.doubleValue(), y.doubleValue());
+        }
+        if (a instanceof String x && b instanceof String y) {
+            return Integer.signum(compareCodePoints(x, y));
+        }
+        return null;
+    }
+
+    /** Python's str order: by code point. */
+    private static int compareCodePoints(String x, String y) {
+        int i = 0;
+        int j = 0;
+        while (i < x.length() && j < y.length()) {
+            int a = x.codePointAt(i);
+            int b = y.codePointAt(j);
+            if (a != b) {
+                return Integer.compare(a, b);
+            }
+            i += Character.charCount(a);
+            j += Character.charCount(b);
+        }
+        return Integer.compare(x.length() - i, y.length() - j);
+    }
+
+    private static Object comparable(Object value) {
+        if (value instanceof Byte || value instanceof Short || value instanceof Integer || value instanceof Long) {
+            return ((Number) value).longValue();
+        }
+        if (value instanceof Float || value instanceof Double) {
+            return ((Number) value).doubleValue();
+        }
+        if (value instanceof String text) {
+            return text;
+        }
+        if (value instanceof Timestamp stamp) {
+            return micros(stamp.toInstant());
+        }
+        if (value instanceof Instant instant) {
+            return micros(instant);
+        }
+        if (value instanceof Date date) {
+            return date.toLocalDate().toEpochDay();
+        }
+        if (value instanceof LocalDate date) {
+            return date.toEpochDay();
+        }
+        return null;
+    }
+
+    private static long micros(Instant instant) {
+        return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1000L);
+    }
+
+    private static StructField field(StructType schema, String name) {
+        for (StructField field : schema.fields()) {
+            if (field.name().equals(name)) {
+                return field;
+            }
+        }
+        return null;
+    }
+
+    /** Whether a record may match every filter: the metadata constants and the record's stats. */
+    static boolean mayMatchAll(List<RecordFilter> filters, Map<String, Object> constants,
+                               Map<String, Object[]> stats, Map<String, Long> unitsPerSecond) {
+        for (RecordFilter filter : filters) {
+            if (filter.onMetadata()) {
+                if (!filter.mayMatchConstant(constants.get(filter.column))) {
+                    return false;
+                }
+            } else {
+                Object[] bounds = stats.get(filter.column);
+                if (bounds != null && !filter.mayMatchRange(bounds[0], bounds[1],
+                        unitsPerSecond.getOrDefault(filter.column, 1_000_000L))) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+}

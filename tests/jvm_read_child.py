@@ -1,0 +1,113 @@
+"""A driver for tests/test_jvm_reader.py: one local Spark session with the JVM
+connector on its classpath (jvm_build's jar through ``spark.jars``), and the
+Python data source registered beside it as ``sparkjournal-python``. Each
+scenario writes a real journal with the real sink, then reads it through both
+and prints one JSON line: {"name", "jvm", "python"}, each the sorted rows (as
+strings) or {"error": message}.
+
+    python tests/jvm_read_child.py WORK_DIR
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+
+import pyarrow as pa
+from pyspark.sql import SparkSession
+
+from sparkjournal import JournalSink
+from sparkjournal.events.commit_log import CommitLog
+from sparkjournal.journal.lanes import list_lanes
+from sparkjournal.spark import jvm_build
+from sparkjournal.spark.datasource import JournalDataSource
+from sparkjournal.spark.lane_writer import WritePlan, write_task
+
+
+class PythonReader(JournalDataSource):
+    @classmethod
+    def name(cls) -> str:
+        return "sparkjournal-python"
+
+
+def rows_of(read) -> object:
+    try:
+        return sorted(json.dumps([str(v) for v in row], ensure_ascii=True) for row in read().collect())
+    except Exception as error:                                 # noqa: BLE001 - reported to the test
+        return {"error": str(error)[:20000]}
+
+
+def both(spark, name: str, query) -> None:
+    """``query(reader)`` -> DataFrame, run with each format."""
+    result = {"name": name}
+    for label, fmt in (("jvm", "sparkjournal"), ("python", "sparkjournal-python")):
+        result[label] = rows_of(lambda: query(spark.read.format(fmt)))
+    print(json.dumps(result), flush=True)
+
+
+def frame(spark, start, count):
+    return spark.range(start, start + count, numPartitions=2).selectExpr("id", "cast(id as string) as key")
+
+
+def main(work: str) -> None:
+    spark = (SparkSession.builder.master("local[2]").config("spark.jars", jvm_build.jvm_jar())
+             .config("spark.ui.enabled", "false").config("spark.sql.session.timeZone", "UTC")
+             .getOrCreate())
+    spark.dataSource.register(PythonReader)
+    path = os.path.join(work, "two-batches")
+    sink = JournalSink(path, txnAppId="q", smallBatchRows=0)
+    sink(frame(spark, 0, 600), 0)
+    sink(frame(spark, 600, 400), 1)
+    both(spark, "full_read", lambda r: r.load(path))
+    both(spark, "pruned_to_one_column", lambda r: r.load(path).select("key"))
+    both(spark, "filter_on_batch_id", lambda r: r.load(path).filter("_batch_id = 1"))
+    both(spark, "filter_on_event_range", lambda r: r.load(path).filter("id > 500 and id < 700"))
+    both(spark, "user_schema", lambda r: r.schema("key string, _record_id long, _row int").load(path))
+    both(spark, "starting_batch_id", lambda r: r.option("startingBatchId", "1").load(path))
+    both(spark, "unknown_column", lambda r: r.schema("nope string").load(path))
+    both(spark, "unknown_option", lambda r: r.option("fileSiz", "1m").load(path))
+    both(spark, "aggregation", lambda r: r.load(path).groupBy("_batch_id").sum("id"))
+
+    path = os.path.join(work, "undecided")
+    log_uri = os.path.join(path, "_commits")
+    JournalSink(path, txnAppId="q", smallBatchRows=0)(frame(spark, 0, 10), 0)
+    table = pa.table({"id": pa.array(range(100, 110), pa.int64()),
+                      "key": [str(i) for i in range(100, 110)]})
+    message = write_task(iter(table.to_batches()), WritePlan(path, (), log_uri, "q", 1))
+    both(spark, "undecided_transaction", lambda r: r.load(path))
+    CommitLog(log_uri).record("q", 1, [message])
+    both(spark, "decided_transaction", lambda r: r.load(path))
+
+    path = os.path.join(work, "evolved")
+    sink = JournalSink(path, txnAppId="q", smallBatchRows=0)
+    sink(frame(spark, 0, 5), 0)
+    sink(frame(spark, 5, 5).selectExpr("*", "if(id > 6, 'late', null) as note"), 1)
+    both(spark, "column_added_later", lambda r: r.load(path))
+
+    path = os.path.join(work, "deleted")
+    JournalSink(path, txnAppId="q", smallBatchRows=0)(frame(spark, 0, 300), 0)
+    import sparkjournal
+    sparkjournal.delete(spark, path, "id % 7 = 0 or id < 20")
+    both(spark, "deleted_rows", lambda r: r.load(path))
+
+    path = os.path.join(work, "corrupt")
+    sink = JournalSink(path, txnAppId="q", fileSize="64k", bufferSize="16k", smallBatchRows=0)
+    for batch in range(3):
+        sink(frame(spark, batch * 4000, 4000).selectExpr("*", "repeat('x', 100) as payload"), batch)
+    lane = os.path.join(path, list_lanes(path)[0])
+    first = os.path.join(lane, sorted(f for f in os.listdir(lane) if f.endswith(".sjd"))[0])
+    with open(first, "r+b") as handle:
+        handle.seek(4096 + 200)
+        byte = handle.read(1)
+        handle.seek(4096 + 200)
+        handle.write(bytes([byte[0] ^ 0xFF]))
+    both(spark, "corrupt_record", lambda r: r.load(path).select("id"))
+    both(spark, "skip_corrupt", lambda r: r.option("skipCorrupt", "true").load(path).select("id"))
+    spark.stop()
+
+
+if __name__ == "__main__":
+    shutil.rmtree(sys.argv[1], ignore_errors=True)
+    os.makedirs(sys.argv[1])
+    main(sys.argv[1])
