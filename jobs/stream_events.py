@@ -6,9 +6,11 @@ then read the journal back and print what it holds.
 
 Executor tasks write each micro-batch into the node's journal lanes and PREPARE;
 the driver commits the batch in the commit log (two-phase commit, see
-sparkjournal/spark/sink.py). Restart it with the same --data folder and it
-continues from its checkpoint; a replayed batch is skipped, so no event lands
-twice.
+sparkjournal/spark/sink.py). In local mode (local[*] by default) a batch of at
+most 10,000 rows is written by the driver itself, into the same root
+(smallBatchRows; the log says so at the start and for each batch). Restart it
+with the same --data folder and it continues from its checkpoint; a replayed
+batch is skipped, so no event lands twice.
 """
 from __future__ import annotations
 

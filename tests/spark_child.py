@@ -8,7 +8,8 @@
     python spark_child.py cluster --data DIR
         On local-cluster[2,1,1024], writes two batches through JournalSink into
         DIR/node-{executor} (one root per executor JVM) with partition 0's first
-        attempt failing after its PREPARE; prints a JSON summary.
+        attempt failing after its PREPARE; prints a JSON summary with the
+        sink's log lines (smallBatchRows unset: off, as on any cluster).
     python spark_child.py locality --data DIR
         On local-cluster[2,2,1024] with spark.locality.wait=30s, writes two
         batches into DIR/node-{executor} (two cores per executor: about two
@@ -49,7 +50,7 @@ def stream(args) -> int:
               .load().selectExpr("value as id", "timestamp as ts", "repeat('x', 100) as payload"))
     writer = events.writeStream.option("checkpointLocation", checkpoint).trigger(processingTime="0 seconds")
     if args.sink == "foreachBatch":
-        query = writer.foreachBatch(JournalSink(path)).start()
+        query = writer.foreachBatch(JournalSink(path, smallBatchRows=0)).start()   # tasks write
     elif args.sink == "smallBatches":                   # written by the driver (smallBatchRows)
         query = writer.foreachBatch(JournalSink(path, smallBatchRows=ROWS_PER_BATCH)).start()
     else:
@@ -66,11 +67,25 @@ def stream(args) -> int:
     return 0
 
 
+class Lines(logging.Handler):
+    """A log handler keeping each record's message in ``lines``."""
+
+    def __init__(self):
+        super().__init__(logging.INFO)
+        self.lines = []
+
+    def emit(self, record):
+        self.lines.append(record.getMessage())
+
+
 def cluster(args) -> int:
     from sparkjournal import JournalSink, read_table
     from sparkjournal.spark.lane_writer import INJECT_FAILURE
     from sparkjournal.events.visible_events import lanes_of
     spark = session("local-cluster[2,1,1024]")
+    logged = Lines()
+    logging.getLogger("sparkjournal.sink").addHandler(logged)
+    logging.getLogger("sparkjournal.sink").setLevel(logging.INFO)
     path = os.path.join(args.data, "node-{executor}")
     sink = JournalSink(path, txnAppId="cluster")
     frame = spark.range(0, 4000, numPartitions=4).selectExpr("id", "repeat('y', 50) as payload")
@@ -80,7 +95,8 @@ def cluster(args) -> int:
     sink(spark.range(4000, 5000, numPartitions=4).selectExpr("id", "repeat('y', 50) as payload"), 1)
     ids = read_table(path).column("id").to_pylist()
     print(json.dumps({"ids": len(ids), "distinct": len(set(ids)), "min": min(ids), "max": max(ids),
-                      "lanes": lanes_of(path), "batch_lanes": [m.lanes for m in sink.history]}),
+                      "lanes": lanes_of(path), "batch_lanes": [m.lanes for m in sink.history],
+                      "log": logged.lines}),
           flush=True)
     spark.stop()
     return 0

@@ -40,7 +40,8 @@ def ids(path) -> list[int]:
 def test_the_job_maintains_every_lane_reports_it_and_a_second_run_has_nothing_to_do(
         spark, tmp_path, wait_lanes_free):
     path = str(tmp_path / "journal")
-    sink = JournalSink(path, txnAppId="q", fileSize="64k", bufferSize="16k", laneIdleTimeout="200ms")
+    sink = JournalSink(path, txnAppId="q", fileSize="64k", bufferSize="16k", laneIdleTimeout="200ms",
+                       smallBatchRows=0)                # tasks: several lanes for the job to reach
     for batch in range(6):
         sink(spark.range(batch * 500, batch * 500 + 500, numPartitions=2)
              .selectExpr("id", "repeat('p', 300) as payload"), batch)

@@ -41,7 +41,8 @@ def lanes_of(path) -> list[str]:
 
 def carry_out_once_free(wait_lanes_free, lanes) -> None:
     """Once the sink's workers let the lanes go, carries out their requests as
-    maintenance does."""
+    maintenance does. (Sinks whose lanes this waits for write through tasks,
+    smallBatchRows=0: lanes held by Python workers, as on a cluster.)"""
     wait_lanes_free(lanes)
     for lane in lanes:
         assert apply_now(lane, load_config())
@@ -54,7 +55,7 @@ def vectors_in(lane) -> int:
 
 def test_delete_by_predicate_removes_exactly_the_matching_events_from_every_read(spark, tmp_path, wait_lanes_free):
     path = str(tmp_path / "journal")
-    sink = JournalSink(path, txnAppId="q", laneIdleTimeout="500ms")
+    sink = JournalSink(path, txnAppId="q", laneIdleTimeout="500ms", smallBatchRows=0)
     sink(frame(spark, 0, 1000), 0)
     sink(spark.range(1000, 1100, numPartitions=1).selectExpr("id", "'gone' as key"), 1)
     report = sparkjournal.delete(spark, path, "key = 'k3' or key = 'gone'")
@@ -92,7 +93,7 @@ def test_a_predicate_that_is_not_spark_sql_fails_naming_it_and_the_columns(spark
 
 def test_a_delete_on_a_busy_lane_is_visible_at_once_and_carried_out_by_its_next_writer(spark, tmp_path, wait_lanes_free):
     path = str(tmp_path / "journal")
-    sink = JournalSink(path, txnAppId="q", laneIdleTimeout="500ms")
+    sink = JournalSink(path, txnAppId="q", laneIdleTimeout="500ms", smallBatchRows=0)
     sink(frame(spark, 0, 500), 0)
     lanes = lanes_of(path)
     carry_out_once_free(wait_lanes_free, lanes)                       # the sink's workers let the lanes go
@@ -116,7 +117,8 @@ def test_a_delete_on_a_busy_lane_is_visible_at_once_and_carried_out_by_its_next_
 
 def test_deleted_rows_stay_deleted_through_compaction_which_drops_them(spark, tmp_path, wait_lanes_free):
     path = str(tmp_path / "journal")
-    sink = JournalSink(path, txnAppId="q", fileSize="64k", bufferSize="16k", laneIdleTimeout="500ms")
+    sink = JournalSink(path, txnAppId="q", fileSize="64k", bufferSize="16k", laneIdleTimeout="500ms",
+                       smallBatchRows=0)
     for batch in range(6):                   # ~2.6 MB of events: several 64k files per lane
         sink(frame(spark, batch * 2000, 2000).selectExpr("*", "repeat('x', 200) as payload"), batch)
     gone = "key in ('k1', 'k2', 'k3', 'k4', 'k5')"

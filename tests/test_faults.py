@@ -172,7 +172,7 @@ def test_a_commit_log_that_cannot_be_written_fails_the_batch_clearly_and_a_rerun
         table = read_table(path)
         return sorted(table.column("id").to_pylist()) if table is not None else []
 
-    sink = JournalSink(path, txnAppId="q", commitLog=log)
+    sink = JournalSink(path, txnAppId="q", commitLog=log, smallBatchRows=0)   # tasks PREPARE
     sink(events(0, 1000), 0)
     with read_only(log):
         with pytest.raises(CommitLogError) as caught:
@@ -181,7 +181,8 @@ def test_a_commit_log_that_cannot_be_written_fails_the_batch_clearly_and_a_rerun
         assert "00000000000000000001.json" in message and "Read-only file system" in message
         assert "was not committed" in message and "restart the query" in message
         assert ids() == list(range(1000))                 # the prepared batch is invisible
-    restarted = JournalSink(path, txnAppId="q", commitLog=log)   # the driver restarts ...
+    restarted = JournalSink(path, txnAppId="q", commitLog=log,      # the driver restarts ...
+                            smallBatchRows=0)
     restarted(events(1000, 1000), 1)                             # ... and Spark replays batch 1
     restarted(events(1000, 1000), 1)
     assert [m.skipped for m in restarted.history] == [False, True]

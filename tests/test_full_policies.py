@@ -140,7 +140,8 @@ def test_block_waits_until_a_compaction_in_another_process_frees_space(lane, cap
 
 # --- each policy through the exactly-once sink, on real Spark ----------------------------
 # One partition per batch, and lanes released 200 ms after a task, so every task
-# of these tests writes into lane-000 (wait_lanes_free before each batch).
+# of these tests writes into lane-000 (wait_lanes_free before each batch). The
+# policies are the tasks': smallBatchRows=0, or local mode's driver would write.
 LIMIT = 128 << 10
 SPARK_OPTIONS = {**SMALL, "maxSizeBytes": str(LIMIT), "laneIdleTimeout": "200ms"}
 
@@ -172,8 +173,8 @@ def full_journal(spark, tmp_path, wait_lanes_free):
     path = str(tmp_path / "journal")
 
     def sink(policy, **options):
-        return JournalSink(path, txnAppId="q", **{**SPARK_OPTIONS, "addressFullPolicy": policy,
-                                                  **options})
+        return JournalSink(path, txnAppId="q", **{**SPARK_OPTIONS, "smallBatchRows": 0,
+                                                  "addressFullPolicy": policy, **options})
     sink("FAIL")(events(spark, 0, 1000), 0)
     lanes = lanes_of(path)
     assert len(lanes) == 1 and lane_bytes(lanes[0]) > LIMIT

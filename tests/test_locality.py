@@ -32,7 +32,7 @@ def frame(spark, start, count):
 
 def test_locality_read_returns_exactly_what_the_format_reader_returns(spark, tmp_path):
     path = str(tmp_path / "journal")
-    sink = JournalSink(path, txnAppId="q")
+    sink = JournalSink(path, txnAppId="q", smallBatchRows=0)    # tasks: several lanes to place
     sink(frame(spark, 0, 600), 0)
     sink(frame(spark, 600, 300).selectExpr("*", "if(id >= 0, 'late', null) as note"), 1)
     local = sparkjournal.read(spark, path)

@@ -24,6 +24,9 @@ from sparkjournal.spark.lane_cache import drop_writer  # noqa: E402
 from sparkjournal.spark.lane_writer import WritePlan, write_task  # noqa: E402
 
 SMALL = {"fileSize": "64k", "bufferSize": "16k"}
+# The sinks write through tasks (smallBatchRows=0, not local mode's driver): lanes
+# of Python workers, released after laneIdleTimeout, as a pass finds them on a cluster.
+TASKS = {"laneIdleTimeout": "200ms", "smallBatchRows": 0}
 
 
 def frame(spark, start, count):
@@ -42,7 +45,7 @@ def decided_at(path, batch) -> float:
 
 def test_retention_by_age_deletes_the_batches_committed_before_the_cutoff(spark, tmp_path):
     path = str(tmp_path / "journal")
-    sink = JournalSink(path, txnAppId="q", laneIdleTimeout="200ms")
+    sink = JournalSink(path, txnAppId="q", **TASKS)
     sink(frame(spark, 0, 300), 0)
     sink(frame(spark, 300, 300), 1)
     sink(frame(spark, 600, 300), 2)
@@ -62,7 +65,7 @@ def test_retention_by_age_deletes_the_batches_committed_before_the_cutoff(spark,
 
 def test_retention_by_size_keeps_the_newest_records_up_to_the_size(spark, tmp_path, wait_lanes_free):
     path = str(tmp_path / "journal")
-    sink = JournalSink(path, txnAppId="q", laneIdleTimeout="200ms", **SMALL)
+    sink = JournalSink(path, txnAppId="q", **TASKS, **SMALL)
     for batch in range(5):
         sink(frame(spark, batch * 400, 400), batch)
     log_uri = os.path.join(path, "_commits")
@@ -84,7 +87,7 @@ def test_retention_by_size_keeps_the_newest_records_up_to_the_size(spark, tmp_pa
 def test_a_pass_resolves_what_a_dead_worker_left_and_is_idempotent(spark, tmp_path):
     path = str(tmp_path / "journal")
     log_uri = os.path.join(path, "_commits")
-    JournalSink(path, txnAppId="q", laneIdleTimeout="200ms")(frame(spark, 0, 10), 0)
+    JournalSink(path, txnAppId="q", **TASKS)(frame(spark, 0, 10), 0)
     table = pa.table({"id": pa.array(range(100, 110), pa.int64()), "payload": ["x"] * 10})
     plan = WritePlan(path, (), log_uri, "q", 1)
     message = write_task(iter(table.to_batches()), plan)      # PREPAREd here; this process
@@ -105,7 +108,7 @@ def test_a_pass_resolves_what_a_dead_worker_left_and_is_idempotent(spark, tmp_pa
 def test_compact_command_expires_sweeps_compacts_and_reports_every_lane(spark, tmp_path, capsys,
                                                                          wait_lanes_free):
     path = str(tmp_path / "journal")
-    sink = JournalSink(path, txnAppId="q", laneIdleTimeout="200ms", **SMALL)
+    sink = JournalSink(path, txnAppId="q", **TASKS, **SMALL)
     for batch in range(6):
         sink(frame(spark, batch * 500, 500), batch)
     lanes = [lane for lane, _node in node_lanes(path)]

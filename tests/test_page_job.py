@@ -36,7 +36,8 @@ def ids(path) -> list[int]:
 @pytest.fixture
 def journal(spark, tmp_path, wait_lanes_free):
     path = str(tmp_path / "journal")
-    sink = JournalSink(path, txnAppId="q", fileSize="64k", bufferSize="16k", laneIdleTimeout="200ms")
+    sink = JournalSink(path, txnAppId="q", fileSize="64k", bufferSize="16k", laneIdleTimeout="200ms",
+                       smallBatchRows=0)                # tasks: several lanes for the job to reach
     for batch in range(4):
         sink(spark.range(batch * 1000, batch * 1000 + 1000, numPartitions=2)
              .selectExpr("id", "repeat('p', 100) as payload"), batch)

@@ -35,7 +35,8 @@ SMALL = {"fileSize": "64k", "bufferSize": "16k", "pageSizeBytes": "40k"}
 
 
 def write_events(spark, path: str, batches: int = 4, rows: int = 1500) -> None:
-    sink = JournalSink(path, txnAppId="q", laneIdleTimeout="200ms", **SMALL)
+    # Tasks write (smallBatchRows=0): several lanes of several sizes, held by workers.
+    sink = JournalSink(path, txnAppId="q", laneIdleTimeout="200ms", smallBatchRows=0, **SMALL)
     for batch in range(batches):
         start = batch * rows
         sink(spark.range(start, start + rows, numPartitions=2).selectExpr(

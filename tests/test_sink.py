@@ -45,11 +45,11 @@ def inject(spark):
 
 def test_replayed_batch_id_is_skipped_and_reported(spark, tmp_path):
     path = str(tmp_path / "journal")
-    sink = JournalSink(path, txnAppId="q")
+    sink = JournalSink(path, txnAppId="q", smallBatchRows=0)    # executor tasks write
     sink(events(spark, 0, 1000), 0)
     sink(events(spark, 1000, 1000), 1)
     sink(events(spark, 1000, 1000), 1)              # Spark re-runs batch 1
-    restarted = JournalSink(path, txnAppId="q")     # ... and after a driver restart
+    restarted = JournalSink(path, txnAppId="q", smallBatchRows=0)   # ... after a driver restart
     restarted(events(spark, 1000, 1000), 1)
     restarted(events(spark, 2000, 500), 2)
 
@@ -62,7 +62,7 @@ def test_replayed_batch_id_is_skipped_and_reported(spark, tmp_path):
 
 def test_failed_attempt_after_prepare_is_never_visible(spark, tmp_path, inject):
     path = str(tmp_path / "journal")
-    sink = JournalSink(path, txnAppId="q")
+    sink = JournalSink(path, txnAppId="q", smallBatchRows=0)    # tasks, which the fault hits
     inject("afterPrepare:0")                         # partition 0's first attempt dies prepared
     sink(events(spark, 0, 1000), 0)
     inject(None)
@@ -90,7 +90,7 @@ def prepared_in_lanes(path):
 
 def test_failed_attempt_before_prepare_is_rolled_back(spark, tmp_path, inject):
     path = str(tmp_path / "journal")
-    sink = JournalSink(path, txnAppId="q")
+    sink = JournalSink(path, txnAppId="q", smallBatchRows=0)    # tasks, which the fault hits
     inject("afterWrite:1")
     sink(events(spark, 0, 1000), 0)
     inject(None)

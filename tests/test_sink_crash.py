@@ -113,3 +113,8 @@ def test_local_cluster_writes_each_executor_root_exactly_once(tmp_path):
     written = {lane.split(":", 1)[1].rsplit("/", 2)[1] for lanes in summary["batch_lanes"]
                for lane in lanes}
     assert written == {"node-0", "node-1"}, f"both executors' tasks wrote: {written}"
+    # Not local mode: small batches stay with the tasks unless smallBatchRows is set.
+    start, *batches = summary["log"]
+    assert "smallBatchRows=0 (master local-cluster[2,1,1024] is not local mode" in start, start
+    assert len(batches) == 2 and all(" records from 4 tasks into " in line for line in batches), \
+        batches

@@ -57,11 +57,14 @@ class BatchMetrics:
     dropped_rows: int = 0        # rows tasks dropped into full lanes (addressFullPolicy DROP)
     dropped_lanes: list = dataclasses.field(default_factory=list)
     on_driver: bool = False      # a small batch the driver wrote (sink.py, smallBatchRows)
+    tasks_because: str = ""      # why tasks wrote it though smallBatchRows is on (sink.py)
 
     def line(self) -> str:
         if self.skipped:
             return f"batch {self.batch} of query {self.query}: already committed, skipped"
         source = "the driver" if self.on_driver else f"{self.tasks} tasks"
+        if self.tasks_because:
+            source += f" ({self.tasks_because})"
         return (f"batch {self.batch} of query {self.query}: {self.rows} rows, {self.bytes} bytes, "
                 f"{self.records} records from {source} into {len(self.lanes)} lanes; "
                 f"job {self.job_ms:.1f} ms (write {self.write_ms:.1f}, PREPARE sync "

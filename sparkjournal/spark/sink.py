@@ -18,16 +18,19 @@ The sink identifies itself by the streaming query id, stable across restarts
 from the same checkpoint, or by ``txnAppId`` (as Delta's option) when several
 checkpoints must count as one writer.
 
-Small batches (``smallBatchRows``, off by default): a Python job on the
-executors has a fixed cost (~70-150 ms here for two rows) larger than Spark's
-parquet sink's whole batch, so a micro-batch of at most that many rows may
-instead be collected to the driver as Arrow (``toArrow``: the executors stay in
-the JVM) and written by the driver into a lane of the driver's node root, as
-one prepared transaction like a task's, under the same decision. Only where the
-driver's node root is one readers see (local mode, or a driver on a journal
-node). Whether a batch is small is learnt by collecting at most
-``smallBatchRows + 1`` rows; after a larger batch the sink goes straight to the
-executors until a batch is small again.
+Small batches (``smallBatchRows``): a Python job on the executors has a fixed
+cost (~70-150 ms here for two rows) larger than Spark's parquet sink's whole
+batch, so a micro-batch of at most that many rows may instead be collected to
+the driver as Arrow (``toArrow``: the executors stay in the JVM) and written by
+the driver into a lane of the driver's node root, as one prepared transaction
+like a task's, under the same decision. Only right where the driver's node root
+is one readers see: always in local mode (master ``local`` or ``local[...]``),
+so there it is 10000 unless set (``small_batch_rows``); elsewhere 0 (off)
+unless set (a driver on a journal node). Whether a batch is small is learnt by
+collecting at most ``smallBatchRows + 1`` rows; after a larger batch the sink
+goes straight to the executors until a batch is small again. The first batch
+logs the value in effect and why; each batch's line says "from the driver" or
+"from N tasks".
 """
 from __future__ import annotations
 
@@ -55,13 +58,17 @@ SINK_OPTION_DOCS = {
                   "a local path or a URI pyarrow.fs supports (hdfs://, s3://, gs://)",
                   "where the driver's decisions live (reads use it too); on a cluster, put it "
                   "on fault-tolerant storage next to the checkpoint"),
-    "smallBatchRows": ("0 (off)", "a whole number from 0 up",
+    "smallBatchRows": ("10000 in local mode (master local or local[...]), else 0 (off)",
+                       "a whole number from 0 up",
                        "micro-batches of at most this many rows are collected to the driver as "
                        "Arrow and written there, into a lane of the driver's node root, through "
                        "the same two-phase commit: no Python job on the executors, ~2x faster "
                        "at 1k rows per batch; only where readers see the driver's root (local "
-                       "mode, or a driver on a journal node); the foreachBatch sink only"),
+                       "mode, or a driver on a journal node), so on a cluster it is off unless "
+                       "set; the query's first batch logs the value in effect; the foreachBatch "
+                       "sink only"),
 }
+LOCAL_SMALL_BATCH_ROWS = 10_000   # smallBatchRows when unset in local mode
 HISTORY = 1000                    # batches whose metrics JournalSink.history keeps
 SPARK_OWN_OPTIONS = ("path", "checkpointlocation")    # Spark passes these to data sources
 
@@ -99,6 +106,31 @@ def _check_sink_options(sink: dict) -> None:
         sink["smallBatchRows"] = parse_int("smallBatchRows", sink["smallBatchRows"], 0)
 
 
+def local_mode(master: str) -> bool:
+    """Driver and executors are one JVM: master ``local`` or ``local[...]``
+    (``local[4]``, ``local[*]``, ``local[2,4]``). Not ``local-cluster[...]``,
+    whose executors are JVMs of their own, nor any cluster manager."""
+    return master == "local" or master.startswith("local[")
+
+
+def small_batch_rows(option: int | None, master: str) -> tuple[int, str]:
+    """(smallBatchRows in effect, the start line saying why): the option when
+    set (0 included), else 10000 in local mode, where the driver's root is the
+    one root every reader sees, and 0 elsewhere."""
+    if option is not None:
+        rows, why = option, "as set"
+    elif local_mode(master):
+        rows, why = LOCAL_SMALL_BATCH_ROWS, "local mode"
+    else:
+        return 0, (f"smallBatchRows=0 (master {master} is not local mode: every batch is "
+                   f"written by executor tasks; set smallBatchRows only where readers see the "
+                   f"driver's root)")
+    if rows == 0:
+        return 0, f"smallBatchRows=0 ({why}: every batch is written by executor tasks)"
+    return rows, (f"smallBatchRows={rows} ({why}: batches of at most {rows} rows are written "
+                  f"by the driver; set smallBatchRows=0 to always use tasks)")
+
+
 class JournalSink:
     """A foreachBatch function writing each micro-batch exactly once."""
 
@@ -108,7 +140,10 @@ class JournalSink:
         self.txn_app_id = sink_options.get("txnAppId")
         self.journal_options = tuple(sorted((k, str(v)) for k, v in journal_options.items()))
         self.committer = BatchCommitter(path, journal_options, sink_options.get("commitLog"))
-        self.small_batch_rows = sink_options.get("smallBatchRows", 0)
+        self.small_batch_option = sink_options.get("smallBatchRows")   # None: not set
+        self.small_batch_rows: int | None = None      # in effect, from the first batch on
+        self._small_batch_line = ""                   # ... and why, as logged
+        self._announced = None                        # the query whose start was logged
         self.history: collections.deque[BatchMetrics] = collections.deque(maxlen=HISTORY)
         self._landed = 0
         self._last_rows = 0                  # rows of the last batch written: small or not
@@ -124,6 +159,8 @@ class JournalSink:
 
     def __call__(self, df, batch_id: int) -> None:
         query = self.query_id(df)
+        if query != self._announced:
+            self._start(df, query)
         metrics = BatchMetrics(query, batch_id)
         if self.committer.is_committed(query, batch_id):
             metrics.skipped = True
@@ -135,7 +172,7 @@ class JournalSink:
             plan = WritePlan(self.path, self.journal_options, self.committer.log_uri, query,
                              batch_id, self.committer.log.log_id(create=True))
             started = time.perf_counter()
-            small = self._small_batch(df, arrow_schema)
+            small = self._small_batch(df, arrow_schema, metrics)
             if small is not None:
                 message = write_task(iter(small.to_batches()), plan)      # here, on the driver
                 messages = [message] if message is not None else []
@@ -150,15 +187,30 @@ class JournalSink:
         self._landed += 1
         metrics.log_to(log)
 
-    def _small_batch(self, df, arrow_schema):
+    def _start(self, df, query: str) -> None:
+        """Settles smallBatchRows from the master, once, and logs it and why
+        at the query's first batch."""
+        if self.small_batch_rows is None:
+            master = df.sparkSession.sparkContext.master
+            self.small_batch_rows, self._small_batch_line = small_batch_rows(
+                self.small_batch_option, master)
+        log.info("query %s into %s: %s", query, self.path, self._small_batch_line)
+        self._announced = query
+
+    def _small_batch(self, df, arrow_schema, metrics: BatchMetrics):
         """The whole micro-batch as an Arrow table if it has at most
-        smallBatchRows rows (and the last batch was small too), else None."""
+        smallBatchRows rows (and the last batch was small too), else None
+        with the reason in ``metrics``."""
         limit = self.small_batch_rows
-        if not limit or self._last_rows > limit:
+        if not limit:
+            return None
+        if self._last_rows > limit:
+            metrics.tasks_because = f"the last batch was over smallBatchRows={limit}"
             return None
         table = df.limit(limit + 1).toArrow()
         if table.num_rows > limit:
             self._last_rows = table.num_rows
+            metrics.tasks_because = f"over smallBatchRows={limit}"
             return None
         # the executors' Arrow types exactly (toArrow names the session time zone its own way)
         return table.cast(arrow_schema)
