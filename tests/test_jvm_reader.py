@@ -9,7 +9,14 @@ sink and reads it through both: a full read, column pruning, filters pushed
 on metadata and on event min/max, a user schema, startingBatchId, an
 aggregation, an undecided and then decided prepared transaction, a column
 added later, deleted rows (deletion vectors and whole records), a damaged
-record (fails naming the file and offset) and skipCorrupt.
+record (fails naming the file and offset) and skipCorrupt. Then a journal
+paged by the project's paging (page files read with Spark's Parquet reader):
+a full read, one column, a count (no column at all), a filter on
+``_batch_id`` (pages pruned by their PAGE record ranges), rows deleted after
+paging (struct and array columns through the deleted-rows view), events
+written after paging with a column the pages predate (pages, then the live
+tail), and a page file changed after paging (fails naming it, unless
+startingBatchId prunes it unopened) and then removed (fails naming it).
 """
 from __future__ import annotations
 
@@ -26,13 +33,17 @@ from sparkjournal.spark import jvm_build  # noqa: E402
 
 CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jvm_read_child.py")
 SCENARIOS = ["full_read", "pruned_to_one_column", "filter_on_batch_id", "filter_on_event_range",
-             "user_schema", "starting_batch_id", "aggregation", "undecided_transaction",
-             "decided_transaction", "column_added_later", "deleted_rows", "skip_corrupt"]
+             "user_schema", "starting_batch_id", "aggregation", "arrow_python_udf", "undecided_transaction",
+             "decided_transaction", "column_added_later", "deleted_rows", "skip_corrupt",
+             "paged_full_read", "paged_pruned_to_one_column", "paged_count", "paged_filter_on_batch_id",
+             "paged_deleted_rows", "paged_and_live_tail", "paged_file_changed_but_pruned"]
 # scenario -> what both readers' errors must say
 ERRORS = {"unknown_column": "column nope is not in this journal",
           # Spark elides the middle of the Python worker's message: compare the end of the list
           "unknown_option": "retention, syncNonTransactional, syncTransactional, userVersion)",
-          "corrupt_record": "is corrupt at offset 4096"}
+          "corrupt_record": "is corrupt at offset 4096",
+          "paged_file_changed": "bytes, its PAGE record says",
+          "paged_file_missing": ", named by a live PAGE record, is missing"}
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,8 @@ pytest.importorskip("pyspark")
 sys.path.insert(0, os.path.dirname(__file__))
 from bed.cluster_bed import ClusterBed, unshare_unavailable  # noqa: E402
 
-from sparkjournal.events.commit_log import CommitLog  # noqa: E402
+from sparkjournal.events.commit_log import CommitLog
+from sparkjournal.spark import jvm_build  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -155,6 +156,23 @@ def test_python_source_reads_fail_at_planning_naming_sparkjournal_read(written, 
             assert "error" in step, f"{step['do']} from {where} returned {step}"
             assert "sparkjournal.read(spark" in step["error"] and "does not see node" in step["error"]
             assert "committed batches" in step["error"]
+
+
+def test_jvm_format_read_from_the_edge_reads_each_lane_on_its_host_exactly_once(bed, written):
+    """The JVM connector's partitions carry their lane's host: from the edge,
+    which sees no root, format("sparkjournal") returns every event once, each
+    row read by a task on the host that holds its lane (a task elsewhere fails
+    its NODE_ID check, and with one attempt the read would fail)."""
+    reason = jvm_build.jvm_unavailable()
+    if reason:
+        pytest.skip(f"no JVM connector here: {reason}")
+    conf = [f"spark.jars={jvm_build.jvm_jar()}", "spark.task.maxFailures=1",
+            "spark.locality.wait=30s"]
+    (read,) = drive(bed, "events", [{"do": "where_read"}], conf=conf)
+    assert "error" not in read, read
+    assert read["jvm_scan"], "the read did not go through the JVM connector"
+    assert read["ids"] == written["all_ids"]
+    assert read["hosts"] == sorted(bed.host_names) and read["misplaced"] == 0
 
 
 # --- maintenance, deletes, retention across hosts ---------------------------------

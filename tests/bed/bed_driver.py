@@ -22,6 +22,8 @@ Steps (``do``):
   write        {"start": S, "count": C}: df.write.format("sparkjournal") append
   read         {"allowPartial": bool}: sparkjournal.read, the ids it returned
   format_read  spark.read.format("sparkjournal"): its count or error
+  where_read   spark.read.format("sparkjournal") with each row's host as read and
+               as the task that read it saw it (run with the JVM connector's jar)
   stream_read  spark.readStream.format("sparkjournal") (availableNow): its rows or error
   delete       {"predicate": SQL}: sparkjournal.delete's report or error
 """
@@ -120,6 +122,18 @@ class Bed:
     def format_read(self, step: dict) -> dict:
         frame = self.spark.read.format("sparkjournal").option("commitLog", self.log).load(self.path)
         return {"count": frame.count()}
+
+    def where_read(self, step: dict) -> dict:
+        import socket
+        from pyspark.sql import functions
+        ran_on = functions.udf(lambda _id: socket.gethostname(), "string")
+        frame = (self.spark.read.format("sparkjournal").option("commitLog", self.log).load(self.path)
+                 .select("id", "_host", ran_on("id").alias("ran_on")))
+        plan = frame._jdf.queryExecution().executedPlan().toString()
+        rows = frame.collect()
+        return {"ids": sorted(row.id for row in rows), "hosts": sorted({row._host for row in rows}),
+                "misplaced": sum(1 for row in rows if row._host != row.ran_on),
+                "jvm_scan": "BatchScan sparkjournal" in plan}
 
     def stream_read(self, step: dict) -> dict:
         name = os.path.join(self.checkpoints, f"follow-{time.time_ns()}")

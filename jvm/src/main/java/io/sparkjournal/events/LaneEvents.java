@@ -27,10 +27,16 @@ import org.apache.arrow.vector.types.pojo.Field;
  * delete requests, read before the snapshot as Python does: a delete is seen
  * in one or both, never in neither) and its batch's commit time.
  *
- * Before anything is read the lane's root must carry the expected node id
- * ({@link WrongNodeException} otherwise). A lane holding page files fails
- * with {@link EventsException}: the JVM reader does not read pages yet, and
- * leaving them out would return part of the events in silence.
+ * Paged events (events/page_records.py) are not records here: {@link #pages}
+ * lists the page files the snapshot's live PAGE records name, in Python's
+ * {@code live_pages} order (by first record id moved), and a reader reads
+ * them first, oldest first, then {@link #records}, applying
+ * {@link #deletions} to the pages' rows by ({@code _record_id}, {@code _row}).
+ * A PAGE record that does not decode fails {@link #open} with
+ * {@link PageRecordException}.
+ *
+ * <p>Before anything is read the lane's root must carry the expected node id
+ * ({@link WrongNodeException} otherwise).
  */
 public final class LaneEvents implements AutoCloseable {
 
@@ -39,13 +45,16 @@ public final class LaneEvents implements AutoCloseable {
     private final LaneSnapshot snapshot;
     private final Deletions deletions;
     private final CommitLog log;
+    private final List<PageRef> pages;
 
-    private LaneEvents(Path lane, String node, LaneSnapshot snapshot, Deletions deletions, CommitLog log) {
+    private LaneEvents(Path lane, String node, LaneSnapshot snapshot, Deletions deletions, CommitLog log,
+                       List<PageRef> pages) {
         this.lane = lane;
         this.node = node;
         this.snapshot = snapshot;
         this.deletions = deletions;
         this.log = log;
+        this.pages = pages;
     }
 
     /** Opens {@code lane} as {@code node} holds it; {@code skipCorrupt} leaves damaged files out (reported). */
@@ -54,22 +63,49 @@ public final class LaneEvents implements AutoCloseable {
         checkNode(lane, node);
         Deletions pending = DeleteRequests.pendingDeletions(lane);        // before the snapshot
         LaneSnapshot snapshot = LaneSnapshot.read(lane, checksum, skipCorrupt);
-        Deletions deletions = new Deletions();
-        List<Long> pages = new ArrayList<>();
-        for (LiveRecord record : snapshot.records()) {
-            if (record.userType() == UserTypes.DELETION_VECTOR) {
-                deletions.addVector(record.body(), "record " + record.recordId() + " of lane " + lane);
-            } else if (record.userType() == UserTypes.PAGE) {
-                pages.add(record.recordId());
+        try {
+            Deletions deletions = new Deletions();
+            List<PageRef> pages = new ArrayList<>();
+            for (LiveRecord record : snapshot.records()) {
+                if (record.userType() == UserTypes.DELETION_VECTOR) {
+                    deletions.addVector(record.body(), "record " + record.recordId() + " of lane " + lane);
+                } else if (record.userType() == UserTypes.PAGE) {
+                    pages.add(PageRef.decode(record.body()));
+                }
             }
+            deletions.merge(pending);
+            // page_records.live_pages: oldest paged records first (record ids compare as u64)
+            pages.sort((a, b) -> Long.compareUnsigned(a.firstId(), b.firstId()));
+            return new LaneEvents(lane, node, snapshot, deletions, Resolver.shared().commitLog(logBase.toString()),
+                    List.copyOf(pages));
+        } catch (IOException | RuntimeException failed) {
+            snapshot.close();
+            throw failed;
         }
-        deletions.merge(pending);
-        if (!pages.isEmpty()) {
-            throw new EventsException("lane " + lane + " holds " + pages.size() + " page file(s) (PAGE records "
-                    + pages + "), which the JVM reader does not read yet: read this journal with "
-                    + "sparkjournal.read(spark, path), or format('sparkjournal-python')");
-        }
-        return new LaneEvents(lane, node, snapshot, deletions, Resolver.shared().commitLog(logBase.toString()));
+    }
+
+    /**
+     * The page files the snapshot's live PAGE records name, oldest paged
+     * records first (page_records.live_pages). Each is read only while this
+     * LaneEvents is open; see the reader for what happens when maintenance
+     * removes one meanwhile.
+     */
+    public List<PageRef> pages() {
+        return pages;
+    }
+
+    /**
+     * The lane's deleted rows (deletion vectors and pending delete requests),
+     * for the pages' rows; records' own are in {@link VisibleRecord#deleted}.
+     * Shared: callers only read it.
+     */
+    public Deletions deletions() {
+        return deletions;
+    }
+
+    /** The lane folder. */
+    public Path lane() {
+        return lane;
     }
 
     /** What the load noticed: torn tails, and under skipCorrupt the files left out and what they held. */

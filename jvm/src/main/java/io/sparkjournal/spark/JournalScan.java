@@ -26,6 +26,7 @@ final class JournalScan implements Scan, Batch {
     private final StructType columns;
     private final List<RecordFilter> filters;
     private final Supplier<ScanBuilder> streams;
+    private InputPartition[] planned;        // once per scan: Spark asks more than once
 
     JournalScan(ReadOptions options, JournalSchema journal, StructType columns, List<RecordFilter> filters,
                 Supplier<ScanBuilder> streams) {
@@ -59,10 +60,13 @@ final class JournalScan implements Scan, Batch {
     }
 
     @Override
-    public InputPartition[] planInputPartitions() {
-        List<LanePartition> lanes = LanePlanner.plan(SparkSession.active().sparkContext(), options, journal,
-                "spark.read.format('sparkjournal')");
-        return lanes.toArray(new InputPartition[0]);
+    public synchronized InputPartition[] planInputPartitions() {
+        if (planned == null) {
+            List<LanePartition> lanes = LanePlanner.plan(SparkSession.active().sparkContext(), options, journal,
+                    "spark.read.format('sparkjournal')");
+            planned = lanes.toArray(new InputPartition[0]);
+        }
+        return planned.clone();
     }
 
     @Override

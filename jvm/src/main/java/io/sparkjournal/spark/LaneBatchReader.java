@@ -16,11 +16,16 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 import io.sparkjournal.events.LaneEvents;
+import io.sparkjournal.events.PageRef;
 import io.sparkjournal.events.VisibleRecord;
 
 /**
- * Reads one lane on the executor as columnar batches, one per visible stored
- * record, in the Python scan's order (sparkjournal/events/lane_scan.py).
+ * Reads one lane on the executor as columnar batches in the Python scan's
+ * order (sparkjournal/events/lane_scan.py): first the live page files of the
+ * lane's snapshot, oldest first ({@link PageBatches}: Spark's Parquet reader,
+ * the lane's deletions applied; pages whose PAGE record ranges rule out a
+ * pushed filter are skipped unopened, {@link PagePruning}), then one batch per
+ * visible stored record of the journal's live tail.
  *
  * Before anything is read the lane's root must carry the partition's node id
  * ({@link LaneEvents#open} fails otherwise, and Spark retries the task
@@ -35,31 +40,45 @@ final class LaneBatchReader implements PartitionReader<ColumnarBatch> {
     private final LanePartition partition;
     private final List<RecordFilter> filters;
     private final RecordColumns columns;
+    private final StructType output;
     private final BufferAllocator allocator = new RootAllocator();
     private final LaneEvents events;
     private final Iterator<VisibleRecord> records;
+    private final Iterator<PageRef> pages;
     private final String lane;
     private RecordColumns.Loaded current;
+    private PageBatches page;               // the page being read, while pages are read
 
     LaneBatchReader(LanePartition partition, ReadOptions options, StructType output, List<RecordFilter> filters,
                     String logBase) {
         this.partition = partition;
         this.filters = filters;
         this.columns = new RecordColumns(output);
+        this.output = output;
         this.lane = Path.of(partition.lane()).getFileName().toString();
         try {
             this.events = LaneEvents.open(Path.of(partition.lane()), partition.node(), Path.of(logBase),
                     options.skipCorrupt(), options.checksum());
-            this.records = events.records().iterator();
         } catch (IOException error) {
             allocator.close();
             throw new UncheckedIOException(error.getMessage(), error);
+        }
+        try {
+            this.pages = events.pages().iterator();
+            this.records = events.records().iterator();
+        } catch (IOException | RuntimeException error) {
+            closeQuietly();
+            throw error instanceof IOException io ? new UncheckedIOException(io.getMessage(), io)
+                    : (RuntimeException) error;
         }
     }
 
     @Override
     public boolean next() throws IOException {
         release();
+        if (nextPageBatch()) {
+            return true;
+        }
         while (records.hasNext()) {
             VisibleRecord record = records.next();
             RecordFacts facts = new RecordFacts(record.batchId(), record.commitMicros(), partition.host(), lane,
@@ -82,6 +101,27 @@ final class LaneBatchReader implements PartitionReader<ColumnarBatch> {
         return false;
     }
 
+    /** Moves to the next page batch with a visible row; false once every page is read. */
+    private boolean nextPageBatch() throws IOException {
+        while (true) {
+            if (page != null) {
+                if (page.next()) {
+                    return true;
+                }
+                page.close();
+                page = null;
+            }
+            if (!pages.hasNext()) {
+                return false;
+            }
+            PageRef ref = pages.next();
+            if (PagePruning.wanted(filters, ref, partition.host(), lane)) {
+                page = PageBatches.open(events.lane(), ref, output, events.deletions(), partition.host(),
+                        lane);
+            }
+        }
+    }
+
     private static Map<String, Object> constants(RecordFacts facts) {
         Map<String, Object> values = new HashMap<>();
         values.put("_batch_id", facts.batchId());
@@ -94,7 +134,7 @@ final class LaneBatchReader implements PartitionReader<ColumnarBatch> {
 
     @Override
     public ColumnarBatch get() {
-        return current.batch();
+        return page != null ? page.batch() : current.batch();
     }
 
     private void release() {
@@ -108,7 +148,24 @@ final class LaneBatchReader implements PartitionReader<ColumnarBatch> {
     public void close() throws IOException {
         release();
         try {
+            if (page != null) {
+                page.close();
+                page = null;
+            }
+        } finally {
+            try {
+                events.close();
+            } finally {
+                allocator.close();
+            }
+        }
+    }
+
+    private void closeQuietly() {
+        try {
             events.close();
+        } catch (IOException ignored) {
+            // the first failure is the one reported
         } finally {
             allocator.close();
         }

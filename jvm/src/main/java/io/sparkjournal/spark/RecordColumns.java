@@ -115,7 +115,7 @@ final class RecordColumns {
                     nulls.setNull();
                     return nulls;
                 }
-                return new ArrowColumnVector(root.getVector(name));
+                return new BorrowedColumn(new ArrowColumnVector(root.getVector(name)));
         }
     }
 

@@ -1,0 +1,53 @@
+package io.sparkjournal.spark;
+
+import java.util.List;
+
+import io.sparkjournal.events.PageRef;
+
+/**
+ * Whether a read needs a page file, from its PAGE record alone (the file is
+ * not opened): page_scan.py's {@code wanted} for a whole lane, with
+ * pruning.py's {@code may_match_ranges}. {@code _host} and {@code _lane} are
+ * one value for the read (exact); {@code _record_id}, {@code _batch_id} and
+ * {@code _commit_time} have the page's [lowest, highest] (inclusive; a batch
+ * or time range the PAGE record does not know, -1, prunes nothing); a filter
+ * on any other column never prunes a page.
+ *
+ * <p>Like Python, this only skips whole pages: a page that may hold a match
+ * is read whole, and Spark applies its filters to the rows. The read's
+ * starting point (startingBatchId, startingTimestamp) is such a filter for
+ * records (one batch each, so exact) but is not applied to a page's rows, as
+ * in Python's batch reader.
+ */
+final class PagePruning {
+
+    private PagePruning() {
+    }
+
+    static boolean wanted(List<RecordFilter> filters, PageRef page, String host, String lane) {
+        for (RecordFilter filter : filters) {
+            long[] range = switch (filter.column()) {
+                case "_record_id" -> new long[] {page.firstId(), page.lastId()};
+                case "_batch_id" -> known(page.batchRange());
+                case "_commit_time" -> known(page.timeRange());
+                default -> null;
+            };
+            boolean may;
+            if (filter.column().equals("_host")) {
+                may = filter.mayMatchConstant(host);
+            } else if (filter.column().equals("_lane")) {
+                may = filter.mayMatchConstant(lane);
+            } else {
+                may = range == null || filter.mayMatchRange(range[0], range[1], 1_000_000L);
+            }
+            if (!may) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static long[] known(long[] range) {
+        return range[0] >= 0 ? range : null;
+    }
+}
