@@ -18,6 +18,14 @@ columns=["key", "amount"])``, which gives the journal the same pruning (page
 files by Spark's reader, the tail by the lane tasks). Target (issue 5): the
 locality-aware read's aggregation at least 0.8 of parquet's rows/s.
 
+The **JVM reader** (bench_jvm.py): the session loads the connector's jar when
+there is one, the format reader above is then read as ``sparkjournal-python``
+and ``spark.read.format("sparkjournal")`` is the JVM reader, whose default
+read is measured against parquet (aggregation: target 0.9). While it refuses
+page files ("does not read page files yet"), or returns fewer events than
+were written, or there is no jar, its rows are printed as skipped with the
+reason.
+
 The **paged floor** bounds what any reader that reads the tail through Python
 can reach: the same page files through ``spark.read.parquet``, unioned with
 the same tail events, only (key, amount), already decoded into one Arrow IPC
@@ -36,7 +44,8 @@ from ..events.visible_events import node_lanes
 from ..journal.lock import LaneLock
 from ..maintenance.lane_size import lane_bytes
 from ..maintenance.lane_maintenance import page_pass
-from ..spark.tool_session import tool_session
+from .bench_jvm import JvmBench, refusal
+from .bench_report import skipped
 from .bench_support import REPORTED
 
 PAGE_SIZE = 64 << 20
@@ -44,6 +53,8 @@ PAGED_SHARE = 0.9                    # at most this share of a lane's bytes is p
 FLOOR = "paged floor (pages by parquet, tail by the Python floor source)"
 PRUNED = "paged, sparkjournal.read (key, amount)"
 AGGREGATION_ONLY = (PRUNED, FLOOR)          # contenders of the aggregation, not of the full scan
+JVM = "paged, JVM reader"
+JVM_TARGET = 0.9                            # the JVM reader's aggregation, of parquet's rows/s
 
 
 def _wait_free(lanes: list[str], timeout: float = 120.0) -> None:
@@ -78,7 +89,8 @@ def section_paged_read(bench) -> list:
     logging.getLogger("py4j").setLevel(logging.CRITICAL)
     rows = bench.sizes["paged_rows"]
     journal, parquet = (os.path.join(bench.directory, n) for n in ("paged-journal", "paged-parquet"))
-    spark = tool_session("local[*]", "sparkjournal-bench-paged-read")
+    jvm = JvmBench("local[*]", "sparkjournal-bench-paged-read", bench.log)
+    spark = jvm.spark
     try:
         events = _events(spark.range(0, rows, numPartitions=2))
         events.write.format("sparkjournal").option("laneIdleTimeout", "1s").mode("append").save(journal)
@@ -97,9 +109,12 @@ def section_paged_read(bench) -> list:
             .load(os.path.join(bench.directory, "paged-tail")))
         frames = {"paged, sparkjournal.read": read(spark, journal),
                   PRUNED: read(spark, journal, columns=["key", "amount"]),
-                  "paged, format reader": spark.read.format("sparkjournal").load(journal),
+                  "paged, format reader": jvm.python().load(journal),
                   FLOOR: floor,
                   "parquet": spark.read.parquet(parquet)}
+        jvm_skipped = _jvm_skipped(jvm, journal, rows)
+        if not jvm_skipped:
+            frames[JVM] = jvm.jvm().load(journal)
         results = []
         for query, make, target, target_of in (("groupBy(key).agg(sum)", _aggregate, 0.8, "ratio"),
                                                ("full scan", _scan, 0.0, REPORTED)):
@@ -123,6 +138,28 @@ def section_paged_read(bench) -> list:
                     f"the same page files by spark.read.parquet, the {tail_rows:,} tail events "
                     f"(key, amount only, decoded beforehand) by the Python floor source: the "
                     f"most a reader whose tail goes through Python can reach"))
+            name = f"read {query} of {rows:,} mostly paged events, JVM reader default read, vs parquet"
+            jvm_target, jvm_of = (JVM_TARGET, "ratio") if make is _aggregate else (0.0, REPORTED)
+            results.append(skipped(name, "rows/s", jvm_target, jvm_skipped, jvm_of) if jvm_skipped
+                           else rounds.result(name, JVM, "parquet", "rows/s", jvm_target, jvm_of,
+                                              detail))
         return results
     finally:
         spark.stop()
+
+
+def _jvm_skipped(jvm: JvmBench, journal: str, rows: int) -> str:
+    """Why the JVM reader's paged rows are skipped in this run ("": they are not)."""
+    if not jvm.loaded:
+        return f"no JVM reader: {jvm.missing}"
+    try:
+        read = jvm.jvm().load(journal).count()
+    except Exception as error:          # noqa: BLE001 - only its refusal of pages is expected
+        reason = refusal(error)
+        if reason is None:
+            raise
+        return f"the JVM reader refuses page files: {reason}"
+    if read != rows:
+        return (f"the JVM reader read {read:,} of the {rows:,} events (the paged ones are not "
+                f"read)")
+    return ""

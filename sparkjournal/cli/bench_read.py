@@ -5,26 +5,36 @@ Events: (long id, timestamp, 16-character key of 1,000 distinct values,
 200-character payload, double amount).
 
 * Large batches (``rows`` events written in one batch write, two tasks):
-  the journal (``spark.read.format("sparkjournal")``); the same events as
-  parquet written by Spark; and the **Python floor**: a minimal Python data
-  source that memory-maps Arrow IPC files of the same events and yields their
-  batches - no Python reader can beat it (Spark turns its Arrow into rows and
-  cannot prune columns). Measured: a full scan (the noop sink) and
-  ``groupBy(key).agg(sum(amount))``, the journal read three ways: by default
-  (the events and six metadata columns), with a user-specified schema of the
-  event columns (the floor's columns: the issue's target), and, for the
-  aggregation, with the schema pruned to (key, amount) - Spark's idiom for a
-  source that cannot prune, which the floor does not use. The default read is
-  also measured against the floor over IPC files of that read's own 11
-  columns, so that both hand Spark the same columns.
-* Many small batches: a stream of ``small`` micro-batches of 1k rows landed
-  by JournalSink and by Spark's exactly-once parquet sink from the same source;
-  then the same aggregation over each.
+  the journal; the same events as parquet written by Spark; and the **Python
+  floor**: a minimal Python data source that memory-maps Arrow IPC files of
+  the same events and yields their batches - no Python reader can beat it
+  (Spark turns its Arrow into rows and cannot prune columns). Measured: a full
+  scan (the noop sink) and ``groupBy(key).agg(sum(amount))``, the journal's
+  Python source read three ways: by default (the events and six metadata
+  columns), with a user-specified schema of the event columns (the floor's
+  columns: the issue's target), and, for the aggregation, with the schema
+  pruned to (key, amount) - Spark's idiom for a source that cannot prune,
+  which the floor does not use. The default read is also measured against the
+  floor over IPC files of that read's own 11 columns, so that both hand Spark
+  the same columns.
+* The **JVM reader** (bench_jvm.py): when the connector's jar can be had
+  (``jvm_build``), the session loads it, ``format("sparkjournal")`` is the
+  JVM batch reader and the Python source is read as ``sparkjournal-python``.
+  Its default read (every column; Spark prunes the aggregation to key and
+  amount) is measured in the same rounds, against parquet (target 1.0) and
+  against the Python source's default read. Without a jar its rows are
+  printed as skipped, with the reason.
+* Many small batches (bench_read_streams.py; ``--small-batches``, 0 leaves
+  them out): a stream of ``small`` micro-batches of 1k rows landed by
+  JournalSink and by Spark's exactly-once parquet sink from the same source;
+  then the same aggregation over each, the journal by the Python source
+  (target 1.5) and by the JVM reader (target 5).
 * The Python worker's share of the event-column read, without Spark
   (bench_worker.py): the journal against the floor, and what smaller batches
   and the CRC checks each cost.
-* Streaming catch-up: ``readStream`` with availableNow over the large backlog,
-  the journal against Spark's file stream source over the parquet copy: whole
+* Streaming catch-up (bench_read_streams.py): ``readStream`` with availableNow
+  over the large backlog (the Python streaming source, jar or not), the
+  journal against Spark's file stream source over the parquet copy: whole
   queries, and their micro-batches alone (Spark's triggerExecution).
 
 Every measurement runs in ``--repeats`` interleaved rounds (default
@@ -39,7 +49,6 @@ import dataclasses
 import logging
 import os
 import shutil
-import statistics
 import time
 
 import pyarrow as pa
@@ -50,7 +59,8 @@ from ..events.read_columns import full_schema
 from ..spark.datasource import JournalDataSource
 from ..spark.page_read import plan_pages
 from ..spark.reader import JournalReader
-from ..spark.tool_session import tool_session
+from .bench_jvm import JvmBench
+from .bench_read_streams import catch_up_results, small_batch_results
 from .bench_support import REPORTED, BenchResult, Rounds, bench_log, print_report, work_folder
 from .bench_worker import ipc_batches, worker_results, write_batches
 
@@ -163,57 +173,79 @@ def _rounds(contenders: dict, rows, log, label: str, repeats: int = REPEATS) -> 
     return rounds
 
 
-def _aggregate_vs(frames: dict, rows, log, label: str, title: str, target: float,
-                  note: str, repeats: int = REPEATS) -> BenchResult:
-    """The aggregation over {ours: frame, baseline: frame}: ours against the baseline."""
-    ours, baseline = list(frames)
-    rounds = _rounds({n: _aggregate(f) for n, f in frames.items()}, rows, log, label, repeats)
-    return rounds.result(title, ours, baseline, "rows/s", target, detail=note)
-
-
 READS = {"journal": "with metadata columns", "journal events": "event columns only (user schema)",
          "journal (key, amount)": "schema pruned to (key, amount)"}
 FLOOR, WIDE_FLOOR = "python floor", "python floor, 11 columns"
+JVM, JVM_TARGET = "jvm reader", 1.0
 
 
-def _large_batches(spark, journal: str, parquet: str, ipc: str, wide_ipc: str, ddl: str,
-                   rows: int, log, repeats: int) -> list[BenchResult]:
-    """The large-batch rows: each journal read against the floor, interleaved
-    with parquet and the floors in one run per query."""
-    def load(schema=None):
-        reader = spark.read.format("sparkjournal")
-        return (reader.schema(schema) if schema else reader).load(journal)
-    default = load()
+def _large_batches(bench: JvmBench, journal: str, parquet: str, ipc: str, wide_ipc: str,
+                   ddl: str, rows: int, log, repeats: int) -> list[BenchResult]:
+    """The large-batch rows: each Python read against the floor, and the JVM
+    reader against parquet and the Python default read, interleaved with
+    parquet and the floors in one run per query."""
+    spark = bench.spark
+    default = bench.python().load(journal)
     wide_ddl = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in default.schema.fields)
-    frames = {"journal": default, "journal events": load(ddl),
-              "journal (key, amount)": load("key string, amount double"),
+    frames = {"journal": default, "journal events": bench.python(ddl).load(journal),
+              "journal (key, amount)": bench.python("key string, amount double").load(journal),
               "parquet": spark.read.parquet(parquet),
               FLOOR: spark.read.format(FLOOR_SOURCE).option("schema", ddl).load(ipc),
               WIDE_FLOOR: spark.read.format(FLOOR_SOURCE).option("schema", wide_ddl).load(wide_ipc)}
+    if bench.loaded:
+        frames[JVM] = bench.jvm().load(journal)
+        read = frames[JVM].count()
+        if read != rows:
+            raise RuntimeError(f"bench: the JVM reader read {read:,} of the {rows:,} events")
     results = []
     for query, make in (("full scan", _scan), ("groupBy(key).agg(sum)", _aggregate)):
         names = [n for n in frames if query == "groupBy(key).agg(sum)" or "amount" not in n]
         rounds = _rounds({n: make(frames[n]) for n in names}, rows, log, query, repeats)
-        for name in (n for n in names if n.startswith("journal")):
-            pruned = "amount" in name
-            note = ("the floor cannot prune: it converts all 5 columns; " if pruned else
-                    "the floor's 5 columns; " if name == "journal events" else "")
-            versus = f"parquet {rounds.median('parquet'):,.0f} rows/s (journal/parquet " \
-                     f"{rounds.paired(name, 'parquet'):.2f})"
-            results.append(rounds.result(
-                f"read {query}, {rows:,} events, {READS[name]}, vs python floor", name, FLOOR,
-                "rows/s", 0.9, detail=f"{note}{versus}"))
-            if name == "journal":
-                results.append(rounds.result(
-                    f"read {query}, {rows:,} events, {READS[name]}, vs python floor of the same "
-                    f"11 columns", name, WIDE_FLOOR, "rows/s", 0.9, detail=(
-                        "the floor source over IPC files of this read's own output (events and "
-                        "metadata), so both hand Spark the same columns")))
-            if pruned:
-                results.append(rounds.result(
-                    f"read {query}, {rows:,} events, {READS[name]}, vs parquet (which prunes "
-                    f"too)", name, "parquet", "rows/s", 0.0, REPORTED))
+        results += _python_rows(rounds, query, rows, [n for n in names if n.startswith("journal")])
+        results += _jvm_rows(bench, rounds, query, rows)
     return results
+
+
+def _python_rows(rounds: Rounds, query: str, rows: int, names: list) -> list[BenchResult]:
+    """The Python source's rows of one query: each read against the floor."""
+    results = []
+    for name in names:
+        pruned = "amount" in name
+        note = ("the floor cannot prune: it converts all 5 columns; " if pruned else
+                "the floor's 5 columns; " if name == "journal events" else "")
+        versus = f"parquet {rounds.median('parquet'):,.0f} rows/s (journal/parquet " \
+                 f"{rounds.paired(name, 'parquet'):.2f})"
+        results.append(rounds.result(
+            f"read {query}, {rows:,} events, {READS[name]}, vs python floor", name, FLOOR,
+            "rows/s", 0.9, detail=f"{note}{versus}"))
+        if name == "journal":
+            results.append(rounds.result(
+                f"read {query}, {rows:,} events, {READS[name]}, vs python floor of the same "
+                f"11 columns", name, WIDE_FLOOR, "rows/s", 0.9, detail=(
+                    "the floor source over IPC files of this read's own output (events and "
+                    "metadata), so both hand Spark the same columns")))
+        if pruned:
+            results.append(rounds.result(
+                f"read {query}, {rows:,} events, {READS[name]}, vs parquet (which prunes "
+                f"too)", name, "parquet", "rows/s", 0.0, REPORTED))
+    return results
+
+
+def _jvm_rows(bench: JvmBench, rounds: Rounds, query: str, rows: int) -> list[BenchResult]:
+    """The JVM reader's rows of one query (skipped rows without a jar): its
+    default read against parquet (target 1.0) and against the Python source's."""
+    how = ("all columns" if query == "full scan" else
+           "all columns asked, Spark prunes to (key, amount)")
+    against_parquet = f"read {query}, {rows:,} events, JVM reader default read ({how}), vs parquet"
+    against_python = (f"read {query}, {rows:,} events, JVM reader vs Python source, both default "
+                      f"read")
+    if not bench.loaded:
+        return [bench.no_jvm(against_parquet, JVM_TARGET),
+                bench.no_jvm(against_python, 0.0, REPORTED)]
+    return [rounds.result(against_parquet, JVM, "parquet", "rows/s", JVM_TARGET, detail=(
+                f"Python source's default read {rounds.median('journal'):,.0f} rows/s "
+                f"(JVM/Python {rounds.paired(JVM, 'journal'):.2f})")),
+            rounds.result(against_python, JVM, "journal", "rows/s", 0.0, REPORTED)]
 
 
 def _worker_share(journal: str, ipc: str, repeats: int, log) -> list[BenchResult]:
@@ -229,78 +261,17 @@ def _worker_share(journal: str, ipc: str, repeats: int, log) -> list[BenchResult
                           round(sum(records) / max(len(records), 1)), repeats, log)
 
 
-def _land_small_stream(spark, work: str, batches: int) -> tuple[str, str]:
-    """One rate-micro-batch stream of 1k-row batches landed twice, by JournalSink
-    and by the parquet sink (two queries over the same deterministic source)."""
-    from ..spark.sink import JournalSink
-    journal, parquet = os.path.join(work, "small-journal"), os.path.join(work, "small-parquet")
-    for name in ("journal", "parquet"):
-        source = spark.readStream.format("rate-micro-batch").option("rowsPerBatch", 1000).load()
-        writer = (_events(source.withColumnRenamed("value", "id")).writeStream
-                  .trigger(processingTime="0 seconds")
-                  .option("checkpointLocation", os.path.join(work, f"small-{name}-checkpoint")))
-        if name == "journal":
-            writer = writer.foreachBatch(JournalSink(journal))
-        else:
-            writer = writer.format("parquet").option("path", parquet)
-        query = writer.start()
-        try:
-            # recentProgress keeps only the last 100 updates: count by batch id.
-            while query.isActive and _last_batch_id(query) + 1 < batches:
-                query.awaitTermination(0.2)
-        finally:
-            query.stop()
-    return journal, parquet
-
-
-def _last_batch_id(query) -> int:
-    progress = query.lastProgress
-    return progress["batchId"] if progress and progress.get("numInputRows") else -1
-
-
-def _catch_up(spark, reader, work: str, name: str, triggers: list) -> callable:
-    """One availableNow query over the whole backlog into the noop sink;
-    appends the seconds its micro-batches took (Spark's triggerExecution) to
-    ``triggers``: the rest of the wall time is starting and stopping the query."""
-    def run():
-        checkpoint = os.path.join(work, f"catch-up-{name}-{time.monotonic_ns()}")
-        query = (reader().writeStream.format("noop").trigger(availableNow=True)
-                 .option("checkpointLocation", checkpoint).start())
-        query.awaitTermination()
-        triggers.append(sum(p["durationMs"].get("triggerExecution", 0)
-                            for p in query.recentProgress) / 1e3)
-        shutil.rmtree(checkpoint, ignore_errors=True)
-    return run
-
-
-def _catch_up_results(spark, journal: str, parquet: str, schema, rows: int, work: str, log,
-                      repeats: int) -> list[BenchResult]:
-    triggers = {"journal": [], "file stream": []}
-    catch = {"journal": _catch_up(spark, lambda: spark.readStream.format("sparkjournal")
-                                  .load(journal), work, "journal", triggers["journal"]),
-             "file stream": _catch_up(spark, lambda: spark.readStream.schema(schema)
-                                      .parquet(parquet), work, "parquet", triggers["file stream"])}
-    whole = _rounds(catch, rows, log, "streaming catch-up", repeats)
-    # the warm-up's micro-batches are left out, as its wall time is
-    batches = Rounds({n: [rows / seconds for seconds in t[1:]] for n, t in triggers.items()})
-    started = {n: statistics.median(rows / rate - seconds for rate, seconds
-                                    in zip(whole.values[n], triggers[n][1:])) for n in triggers}
-    return [whole.result(f"stream catch-up over {rows:,} events vs file stream source", "journal",
-                         "file stream", "rows/s", 0.0, REPORTED,
-                         f"query start and stop: journal {started['journal']:.2f} s, file stream "
-                         f"{started['file stream']:.2f} s (a Python source's start includes Spark "
-                         f"launching its Python streaming source runner)"),
-            batches.result(f"stream catch-up over {rows:,} events, the micro-batch alone "
-                           f"(triggerExecution), vs file stream source", "journal", "file stream",
-                           "rows/s", 0.0, REPORTED)]
-
-
 def run(args) -> int:
     logging.getLogger("py4j").setLevel(logging.CRITICAL)
-    sizes = QUICK if args.quick else FULL
+    sizes = {**(QUICK if args.quick else FULL)}
+    for key, given in (("rows", getattr(args, "events", None)),
+                       ("small", getattr(args, "small_batches", None))):
+        if given is not None:
+            sizes[key] = given
     work = work_folder(args.dir, "sparkjournal-bench-read-", 0)
     log = bench_log
-    spark = tool_session(args.master, "sparkjournal-bench-read")
+    bench = JvmBench(args.master, "sparkjournal-bench-read", log)
+    spark = bench.spark
     spark.dataSource.register(_floor_source())
     results = []
     try:
@@ -316,25 +287,20 @@ def run(args) -> int:
         log(f"landed {rows:,} events three ways under {work}, and the journal's default read "
             f"as IPC for the 11-column floor")
         ddl = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in events.schema.fields)
-        results += _large_batches(spark, journal, parquet, ipc, wide_ipc, ddl, rows, log,
+        results += _large_batches(bench, journal, parquet, ipc, wide_ipc, ddl, rows, log,
                                   args.repeats)
         results += _worker_share(journal, ipc, args.repeats, log)
-        results += _catch_up_results(spark, journal, parquet, events.schema, rows, work, log,
-                                     args.repeats)
-        small = sizes["small"]
-        started = time.monotonic()
-        small_journal, small_parquet = _land_small_stream(spark, work, small)
-        log(f"landed {small} micro-batches of 1k rows twice ({time.monotonic() - started:.0f} s)")
-        small_frames = {"journal": spark.read.format("sparkjournal").load(small_journal),
-                        "parquet sink": spark.read.parquet(small_parquet)}
-        counts = {n: f.count() for n, f in small_frames.items()}
-        results.append(_aggregate_vs(
-            small_frames, counts, log, "aggregate after small batches",
-            f"read after {small} micro-batches of 1k: agg vs parquet sink output", 1.5,
-            f"rows: journal {counts['journal']:,}, parquet sink {counts['parquet sink']:,}",
-            args.repeats))
+        results += catch_up_results(spark, journal, parquet, events.schema, rows, work, log,
+                                    args.repeats)
+        if sizes["small"]:
+            results += small_batch_results(bench, work, sizes["small"], args.master, log,
+                                           args.repeats)
+        else:
+            log("small batches left out (--small-batches 0)")
     finally:
         spark.stop()
         shutil.rmtree(work, ignore_errors=True)
+    if bench.missing:
+        print(f"no JVM reader: {bench.missing}")
     print_report(results, args.json)
     return 0

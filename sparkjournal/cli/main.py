@@ -101,6 +101,11 @@ def build_parser() -> argparse.ArgumentParser:
                                "contains TEXT")
     read.add_argument("--repeats", type=_positive_int, default=7, help="interleaved rounds per "
                       "measurement; ratios are medians of per-round ratios (default 7)")
+    read.add_argument("--events", type=_positive_int, metavar="N", help="events of the large-batch "
+                      "reads (default 2,000,000; 200,000 with --quick)")
+    read.add_argument("--small-batches", type=_non_negative_int, metavar="N", help="micro-batches "
+                      "of 1k rows landed for the small-batch reads, 0 to leave them out (default "
+                      "1,000; 60 with --quick)")
     for spark_bench in (sink, read):
         spark_bench.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
     soak = _command(commands, "soak", "soak:run",

@@ -1,0 +1,134 @@
+"""The streaming cases of ``sparkjournal bench read`` (bench_read.py):
+
+* many small batches: a stream of ``small`` micro-batches of 1k rows landed by
+  JournalSink (driver-written small batches, ``smallBatchRows``, where the sink
+  allows them: local mode) and by Spark's exactly-once parquet sink from the
+  same source; then ``groupBy(key).agg(sum(amount))`` over each, the journal
+  read by the Python source and by the JVM reader;
+* streaming catch-up: ``readStream`` with availableNow over the large backlog,
+  the journal against Spark's file stream source over the parquet copy: whole
+  queries, and their micro-batches alone (Spark's triggerExecution).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import time
+
+from .bench_report import REPORTED, BenchResult, Rounds
+
+SMALL_BATCH_ROWS = 10_000          # the sink's smallBatchRows where it allows them (local mode)
+SMALL_TARGET, SMALL_JVM_TARGET = 1.5, 5.0
+PYTHON, JVM, PARQUET_SINK = "journal", "jvm reader", "parquet sink"
+
+
+def _local_mode(master: str) -> bool:
+    return master == "local" or master.startswith("local[")
+
+
+def land_small_stream(spark, work: str, batches: int, master: str) -> tuple[str, str]:
+    """One rate-micro-batch stream of 1k-row batches landed twice, by JournalSink
+    and by the parquet sink (two queries over the same deterministic source)."""
+    from ..spark.sink import JournalSink
+    from .bench_read import _events
+    sink_options = {"smallBatchRows": SMALL_BATCH_ROWS} if _local_mode(master) else {}
+    journal, parquet = os.path.join(work, "small-journal"), os.path.join(work, "small-parquet")
+    for name in ("journal", "parquet"):
+        source = spark.readStream.format("rate-micro-batch").option("rowsPerBatch", 1000).load()
+        writer = (_events(source.withColumnRenamed("value", "id")).writeStream
+                  .trigger(processingTime="0 seconds")
+                  .option("checkpointLocation", os.path.join(work, f"small-{name}-checkpoint")))
+        if name == "journal":
+            writer = writer.foreachBatch(JournalSink(journal, **sink_options))
+        else:
+            writer = writer.format("parquet").option("path", parquet)
+        query = writer.start()
+        try:
+            # recentProgress keeps only the last 100 updates: count by batch id.
+            while query.isActive and _last_batch_id(query) + 1 < batches:
+                query.awaitTermination(0.2)
+            if not query.isActive and query.exception():
+                raise RuntimeError(f"bench: the small-batch {name} stream failed: "
+                                   f"{query.exception()}")
+        finally:
+            query.stop()
+    return journal, parquet
+
+
+def _last_batch_id(query) -> int:
+    progress = query.lastProgress
+    return progress["batchId"] if progress and progress.get("numInputRows") else -1
+
+
+def small_batch_results(bench, work: str, batches: int, master: str, log,
+                        repeats: int) -> list[BenchResult]:
+    """The aggregation after ``batches`` micro-batches of 1k rows: the journal
+    by the Python source (target 1.5) and by the JVM reader (target 5) against
+    the parquet sink's output, and the JVM reader against the Python source."""
+    from .bench_read import _aggregate, _rounds
+    spark = bench.spark
+    started = time.monotonic()
+    journal, parquet = land_small_stream(spark, work, batches, master)
+    log(f"landed {batches} micro-batches of 1k rows twice ({time.monotonic() - started:.0f} s)")
+    frames = {PYTHON: bench.python().load(journal), PARQUET_SINK: spark.read.parquet(parquet)}
+    if bench.loaded:
+        frames[JVM] = bench.jvm().load(journal)
+    counts = {n: f.count() for n, f in frames.items()}
+    if bench.loaded and counts[JVM] != counts[PYTHON]:
+        raise RuntimeError(f"bench: the JVM reader read {counts[JVM]:,} rows of the small-batch "
+                           f"journal, the Python source {counts[PYTHON]:,}")
+    rounds = _rounds({n: _aggregate(f) for n, f in frames.items()}, counts, log,
+                     "aggregate after small batches", repeats)
+    title = f"read after {batches} micro-batches of 1k: agg"
+    rows = f"rows: journal {counts[PYTHON]:,}, parquet sink {counts[PARQUET_SINK]:,}"
+    results = [rounds.result(f"{title} vs parquet sink output", PYTHON, PARQUET_SINK, "rows/s",
+                             SMALL_TARGET, detail=f"the Python source; {rows}")]
+    jvm_rows = ((f"{title}, JVM reader, vs parquet sink output", PARQUET_SINK, SMALL_JVM_TARGET,
+                 "ratio", rows),
+                (f"{title}, JVM reader vs Python source", PYTHON, 0.0, REPORTED, ""))
+    for name, baseline, target, target_of, detail in jvm_rows:
+        results.append(rounds.result(name, JVM, baseline, "rows/s", target, target_of, detail)
+                       if bench.loaded else bench.no_jvm(name, target, target_of))
+    return results
+
+
+def _catch_up(reader, work: str, name: str, triggers: list):
+    """One availableNow query over the whole backlog into the noop sink;
+    appends the seconds its micro-batches took (Spark's triggerExecution) to
+    ``triggers``: the rest of the wall time is starting and stopping the query."""
+    def run():
+        checkpoint = os.path.join(work, f"catch-up-{name}-{time.monotonic_ns()}")
+        query = (reader().writeStream.format("noop").trigger(availableNow=True)
+                 .option("checkpointLocation", checkpoint).start())
+        query.awaitTermination()
+        triggers.append(sum(p["durationMs"].get("triggerExecution", 0)
+                            for p in query.recentProgress) / 1e3)
+        shutil.rmtree(checkpoint, ignore_errors=True)
+    return run
+
+
+def catch_up_results(spark, journal: str, parquet: str, schema, rows: int, work: str, log,
+                     repeats: int) -> list[BenchResult]:
+    """The journal's streaming read (``readStream.format("sparkjournal")``: the
+    Python streaming source, with or without the JVM jar) against Spark's file
+    stream source over the parquet copy."""
+    from .bench_read import _rounds
+    triggers = {"journal": [], "file stream": []}
+    catch = {"journal": _catch_up(lambda: spark.readStream.format("sparkjournal").load(journal),
+                                  work, "journal", triggers["journal"]),
+             "file stream": _catch_up(lambda: spark.readStream.schema(schema).parquet(parquet),
+                                      work, "parquet", triggers["file stream"])}
+    whole = _rounds(catch, rows, log, "streaming catch-up", repeats)
+    # the warm-up's micro-batches are left out, as its wall time is
+    batches = Rounds({n: [rows / seconds for seconds in t[1:]] for n, t in triggers.items()})
+    started = {n: statistics.median(rows / rate - seconds for rate, seconds
+                                    in zip(whole.values[n], triggers[n][1:])) for n in triggers}
+    return [whole.result(f"stream catch-up over {rows:,} events vs file stream source", "journal",
+                         "file stream", "rows/s", 0.0, REPORTED,
+                         f"query start and stop: journal {started['journal']:.2f} s, file stream "
+                         f"{started['file stream']:.2f} s (a Python source's start includes Spark "
+                         f"launching its Python streaming source runner)"),
+            batches.result(f"stream catch-up over {rows:,} events, the micro-batch alone "
+                           f"(triggerExecution), vs file stream source", "journal", "file stream",
+                           "rows/s", 0.0, REPORTED)]

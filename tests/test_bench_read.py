@@ -1,0 +1,98 @@
+"""``sparkjournal bench read`` at a tiny size: it runs, prints its rows with
+targets and ratios, writes them as JSON, measures the JVM reader beside the
+Python source when the connector's jar can be built (and marks its rows
+skipped, saying why, when not), and removes its working folder. No timing is
+asserted: a benchmark's figures are not a test's business."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from sparkjournal.cli.bench_jvm import refusal
+from sparkjournal.cli.bench_report import BenchResult, print_report, skipped
+
+KEYS = {"name", "value", "unit", "baseline", "ratio", "ratio_of", "target", "target_of", "pass",
+        "detail", "skipped"}
+
+
+def test_a_skipped_row_keeps_its_name_and_target_and_says_why(tmp_path, capsys):
+    missing = skipped("jvm vs parquet", "rows/s", 1.0, "no JVM reader: no javac on PATH")
+    measured = BenchResult("python vs parquet", 2.0, "rows/s", 1.0, 1.5, "ratio")
+    assert missing.passed is None and missing.ratio is None
+    print_report([measured, missing], str(tmp_path / "rows.json"))
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("jvm vs parquet"))
+    assert row.rstrip().endswith("SKIP") and ">= 1x" in row
+    assert "jvm vs parquet: no JVM reader: no javac on PATH" in out
+    assert "1 of 1 targets met; 1 rows skipped" in out
+    entry = json.loads((tmp_path / "rows.json").read_text())[1]
+    assert entry["skipped"] == "no JVM reader: no javac on PATH"
+    assert entry["value"] is None and entry["pass"] is None and entry["target"] == 1.0
+
+
+def test_only_the_jvm_readers_refusal_of_pages_is_a_reason_to_skip():
+    error = RuntimeError("py4j error\nUnsupportedOperationException: lane-000 has page files: "
+                         "the JVM reader does not read page files yet\n\tat io.sparkjournal...")
+    assert refusal(error) == ("UnsupportedOperationException: lane-000 has page files: the JVM "
+                              "reader does not read page files yet")
+    assert refusal(RuntimeError("lane-000 is corrupt at offset 4096")) is None
+
+
+@pytest.fixture(scope="module")
+def bench_run(tmp_path_factory):
+    pytest.importorskip("pyspark")
+    from sparkjournal.spark import jvm_build
+    folder = tmp_path_factory.mktemp("bench-read")
+    results = folder / "read.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "sparkjournal.cli.main", "bench", "read", "--events", "4000",
+         "--small-batches", "2", "--repeats", "1", "--dir", str(folder), "--json", str(results),
+         "--master", "local[2]"], capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-5000:]
+    return done.stdout, json.loads(results.read_text()), folder, jvm_build.jvm_unavailable()
+
+
+@pytest.mark.slow
+def test_bench_read_prints_every_row_with_its_target_and_writes_json(bench_run):
+    out, rows, folder, _missing = bench_run
+    names = [row["name"] for row in rows]
+    for expected in ("read full scan, 4,000 events, with metadata columns, vs python floor",
+                     "read full scan, 4,000 events, JVM reader default read (all columns), "
+                     "vs parquet",
+                     "read groupBy(key).agg(sum), 4,000 events, JVM reader default read (all "
+                     "columns asked, Spark prunes to (key, amount)), vs parquet",
+                     "read groupBy(key).agg(sum), 4,000 events, JVM reader vs Python source, "
+                     "both default read",
+                     "stream catch-up over 4,000 events vs file stream source",
+                     "read after 2 micro-batches of 1k: agg vs parquet sink output",
+                     "read after 2 micro-batches of 1k: agg, JVM reader, vs parquet sink output",
+                     "read after 2 micro-batches of 1k: agg, JVM reader vs Python source"):
+        assert expected in names
+        assert expected in out                       # the table has the same rows
+    for row in rows:
+        assert set(row) == KEYS, row["name"]
+        if row["skipped"] is None:
+            assert row["value"] > 0 and row["baseline"] > 0 and row["ratio"] > 0, row
+    targets = {row["name"]: row["target"] for row in rows}
+    assert targets["read full scan, 4,000 events, JVM reader default read (all columns), "
+                   "vs parquet"] == 1.0
+    assert targets["read after 2 micro-batches of 1k: agg, JVM reader, vs parquet sink "
+                   "output"] == 5.0
+    assert "targets met" in out
+    assert [p.name for p in folder.iterdir()] == ["read.json"]      # its working folder is removed
+
+
+@pytest.mark.slow
+def test_bench_read_measures_the_jvm_reader_or_says_why_not(bench_run):
+    out, rows, _folder, missing = bench_run
+    jvm_rows = [row for row in rows if "JVM reader" in row["name"]]
+    assert len(jvm_rows) == 6
+    if missing:
+        assert f"no JVM reader: {missing}" in out
+        assert all(row["skipped"] == f"no JVM reader: {missing}" for row in jvm_rows)
+    else:
+        assert all(row["skipped"] is None and row["ratio"] > 0 for row in jvm_rows)
+        assert all(row["pass"] in (True, False) for row in jvm_rows if row["target_of"] == "ratio")
