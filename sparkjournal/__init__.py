@@ -20,10 +20,17 @@ _LAZY = {"Journal": ".journal.journal", "JournalSnapshot": ".journal.journal",
 
 
 def register(spark) -> None:
-    """Registers the ``sparkjournal`` data source explicitly (it is also found
-    automatically through the top-level ``pyspark_sparkjournal`` module)."""
+    """Registers the Python ``sparkjournal`` data source explicitly (it is also
+    found automatically through the top-level ``pyspark_sparkjournal``
+    module). Where the JVM connector is loaded the name is already the JVM
+    source's, which reads itself and writes through the Python source: then
+    this does nothing."""
     from .spark.datasource import JournalDataSource
-    spark.dataSource.register(JournalDataSource)
+    try:
+        spark.dataSource.register(JournalDataSource)
+    except Exception as error:                  # pyspark's AnalysisException, by its class
+        if "DATA_SOURCE_ALREADY_EXISTS" not in str(error):
+            raise
 
 
 def __getattr__(name):

@@ -355,15 +355,22 @@ def test_recovery_reports_the_same_losses_in_both(jvm, copy_of):
 
 
 def test_data_ending_before_the_successors_record_of_it_is_corruption_in_both(jvm, copy_of):
-    for seed in (5, 6):
+    checked = 0
+    for seed in range(1, 21):
         lane = copy_of(seed)
         files = with_data(lane)
-        older = next(f for f in files[:-1] if not read_header(f.path).sealed_end)
+        older = next((f for f in files[:-1] if not read_header(f.path).sealed_end), None)
+        if older is None:
+            continue                                      # every older file written by compaction
         last = older.records[-1]
         patch(older.path, last.offset, bytes(last.size))     # a sealed file's last record gone
         want = assert_agree(jvm, lane)
         assert want["error"] == "CorruptJournalError"
         assert_agree(jvm, lane, recover=True)
+        checked += 1
+        if checked == 2:
+            break
+    assert checked == 2
 
 
 def test_damage_in_a_file_written_whole_by_compaction_is_corruption_in_both(jvm, copy_of):

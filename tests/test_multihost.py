@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from bed.cluster_bed import ClusterBed, unshare_unavailable  # noqa: E402
 
 from sparkjournal.events.commit_log import CommitLog
-from sparkjournal.spark import jvm_build  # noqa: E402
+from sparkjournal.spark import jvm_build, jvm_install  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -149,13 +149,25 @@ def test_read_from_one_host_returns_every_event_not_just_its_own(bed, written):
 
 
 @pytest.mark.parametrize("where", ["edge", "on_host"])
-def test_python_source_reads_fail_at_planning_naming_sparkjournal_read(written, where):
-    steps = written[where]
-    for step in steps:
-        if step["do"] in ("format_read", "stream_read"):
-            assert "error" in step, f"{step['do']} from {where} returned {step}"
-            assert "sparkjournal.read(spark" in step["error"] and "does not see node" in step["error"]
-            assert "committed batches" in step["error"]
+def test_format_reads_from_the_edge_or_a_host_read_all_or_fail_naming_sparkjournal_read(
+        written, where):
+    """format("sparkjournal") batch reads are the JVM connector's where it is
+    loaded (pyspark's jars/, jvm_install.py): every event, from anywhere.
+    Micro-batch streams, and batch reads without the connector, are the Python
+    source's, which plans only what the driver sees: they fail at planning,
+    naming sparkjournal.read, never return part of the events."""
+    steps = {step["do"]: step for step in written[where]}
+    python_only = ["stream_read"]
+    if jvm_install.installed():
+        assert steps["format_read"] == {**steps["format_read"], "count": len(
+            written["ids"] if where == "edge" else written["all_ids"])}, steps["format_read"]
+    else:
+        python_only.append("format_read")
+    for name in python_only:
+        step = steps[name]
+        assert "error" in step, f"{name} from {where} returned {step}"
+        assert "sparkjournal.read(spark" in step["error"] and "does not see node" in step["error"]
+        assert "committed batches" in step["error"]
 
 
 def test_jvm_format_read_from_the_edge_reads_each_lane_on_its_host_exactly_once(bed, written):

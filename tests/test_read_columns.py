@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("pyspark")
 
-from pyspark.errors import AnalysisException  # noqa: E402
+from pyspark.errors import AnalysisException, IllegalArgumentException  # noqa: E402
 
 import sparkjournal  # noqa: E402
 from sparkjournal import JournalSink  # noqa: E402
@@ -52,7 +52,8 @@ def rows(frame) -> list[tuple]:
 
 def refusal(spark, path, schema: str) -> str:
     """The planning error of a read with the user schema ``schema``."""
-    with pytest.raises(AnalysisException) as excinfo:
+    # AnalysisException from the Python source, IllegalArgumentException from the JVM one
+    with pytest.raises((AnalysisException, IllegalArgumentException)) as excinfo:
         spark.read.format("sparkjournal").schema(schema).load(path).collect()
     return str(excinfo.value)
 

@@ -1,1 +1,9 @@
-"""The Spark layer: sinks and readers over journals (imports pyspark)."""
+"""The Spark layer: sinks and readers over journals (imports pyspark).
+
+Importing it in a driver puts the JVM connector where the next Spark session
+finds it (jvm_install.py); Spark's Python workers do not."""
+from ..events.node import executor_id
+
+if executor_id() == "driver":
+    from .jvm_install import ensure as _ensure_jvm_connector
+    _ensure_jvm_connector()

@@ -48,8 +48,9 @@ final class JournalTable implements SupportsRead, SupportsWrite {
 
     @Override
     public Set<TableCapability> capabilities() {
-        return EnumSet.of(TableCapability.BATCH_READ, TableCapability.MICRO_BATCH_READ,
-                TableCapability.BATCH_WRITE, TableCapability.STREAMING_WRITE);
+        Set<TableCapability> all = EnumSet.of(TableCapability.BATCH_READ, TableCapability.MICRO_BATCH_READ);
+        all.addAll(python().table().capabilities());      // the writer's, with its own refusals
+        return all;
     }
 
     @Override
