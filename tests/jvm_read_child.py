@@ -19,6 +19,7 @@ import pyarrow as pa
 from pyspark.sql import SparkSession
 from pyspark.sql.functions import pandas_udf
 
+from lane_surgery import flip
 from sparkjournal import JournalSink
 from sparkjournal.config import load_config
 from sparkjournal.events.commit_log import CommitLog, default_log_uri
@@ -113,11 +114,7 @@ def main(work: str) -> None:
         sink(frame(spark, batch * 4000, 4000).selectExpr("*", "repeat('x', 100) as payload"), batch)
     lane = os.path.join(path, list_lanes(path)[0])
     first = os.path.join(lane, sorted(f for f in os.listdir(lane) if f.endswith(".sjd"))[0])
-    with open(first, "r+b") as handle:
-        handle.seek(4096 + 200)
-        byte = handle.read(1)
-        handle.seek(4096 + 200)
-        handle.write(bytes([byte[0] ^ 0xFF]))
+    flip(first, 4096 + 200)                     # the first record's body
     both(spark, "corrupt_record", lambda r: r.load(path).select("id"))
     both(spark, "skip_corrupt", lambda r: r.option("skipCorrupt", "true").load(path).select("id"))
 

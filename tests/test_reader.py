@@ -9,6 +9,7 @@ import pytest
 
 pytest.importorskip("pyspark")
 
+from lane_surgery import flip  # noqa: E402
 from sparkjournal import JournalSink, read_table  # noqa: E402
 from sparkjournal.journal.lanes import list_lanes  # noqa: E402
 from sparkjournal.events.commit_log import CommitLog  # noqa: E402
@@ -69,11 +70,7 @@ def corrupted_journal(spark, tmp_path) -> tuple[str, str, str]:
         sink(frame(spark, batch * 4000, 4000).selectExpr("*", "repeat('x', 100) as payload"), batch)
     lane = os.path.join(path, list_lanes(path)[0])
     first = os.path.join(lane, sorted(f for f in os.listdir(lane) if f.endswith(".sjd"))[0])
-    with open(first, "r+b") as handle:
-        handle.seek(4096 + 200)
-        byte = handle.read(1)
-        handle.seek(4096 + 200)
-        handle.write(bytes([byte[0] ^ 0xFF]))
+    flip(first, 4096 + 200)                     # the first record's body
     return path, lane, first
 
 

@@ -7,10 +7,12 @@ standalone masters started from the same installation.
 ``ensure()`` runs once per driver process, when the Spark layer is first
 imported (``sparkjournal.spark``): it builds the jar if needed
 (jvm_build.py: the installed JDK, against pyspark's own jars, into the cache)
-and places it there as ``sparkjournal-jvm-<key>.jar``, removing any other
-version first, so two of them are never there at once (Spark refuses a short
-name that two jars provide). A session already running keeps its classpath;
-the next one has the connector. Executors on hosts with their own
+and places it there as ``sparkjournal-jvm.jar``, one name for every version:
+a new build replaces the old by an atomic rename, so the file on a JVM's
+classpath is never missing (a JVM that opened the old one goes on reading
+it; one that opens it after reads the new one whole) and two versions are
+never there at once. A session already running keeps what it loaded; the
+next one has the current connector. Executors on hosts with their own
 installation get the jar the same way from their own drivers, or by
 ``spark.jars``.
 
@@ -20,12 +22,13 @@ what is lost: column pruning, columnar batches, preferred locations (on
 separate hosts, read with ``sparkjournal.read``).
 
 Crash behaviour: the jar is copied under a temporary name that is not a
-``.jar`` (so no JVM loads it half written) and renamed into place; a crash
-leaves at worst that temporary file, removed by the next ``ensure``.
+``.jar`` (so no JVM loads it half written) and renamed over the old one; a
+crash leaves at worst that temporary file, removed by the next ``install``.
 """
 from __future__ import annotations
 
 import fcntl
+import filecmp
 import logging
 import os
 import shutil
@@ -34,7 +37,7 @@ from . import jvm_build
 
 log = logging.getLogger("sparkjournal.jvm")
 ENV = "SPARKJOURNAL_JVM"                  # "off": leave pyspark's jars alone
-PREFIX = "sparkjournal-jvm-"
+NAME = "sparkjournal-jvm.jar"
 _TEMP = ".sparkjournal-jvm-partial"
 _done: list = []                          # once per process: [the jar placed, or None]
 
@@ -62,17 +65,17 @@ def ensure() -> str | None:
 def install() -> str:
     """Places the current jar in pyspark's jars/ folder (module doc)."""
     jar = jvm_build.jvm_jar()
-    folder = jars_folder()
-    target = os.path.join(folder, f"{PREFIX}{os.path.basename(os.path.dirname(jar))[:16]}.jar")
-    if os.path.isfile(target):
+    target = os.path.join(jars_folder(), NAME)
+    if _same_file(jar, target):
         return target
     with open(os.path.join(os.path.dirname(os.path.dirname(jar)), ".install.lock"), "a") as lock:
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
-        if os.path.isfile(target):
+        if _same_file(jar, target):
             return target
+        folder = os.path.dirname(target)
         for name in os.listdir(folder):
-            if (name.startswith(PREFIX) and name.endswith(".jar")) or name.startswith(_TEMP):
-                os.unlink(os.path.join(folder, name))
+            if name.startswith(_TEMP):
+                os.unlink(os.path.join(folder, name))          # a killed install's debris
         partial = os.path.join(folder, f"{_TEMP}-{os.getpid()}")
         shutil.copyfile(jar, partial)
         os.replace(partial, target)
@@ -81,11 +84,17 @@ def install() -> str:
     return target
 
 
+def _same_file(built: str, placed: str) -> bool:
+    try:
+        return filecmp.cmp(built, placed, shallow=False)
+    except FileNotFoundError:
+        return False
+
+
 def installed() -> str | None:
     """The connector's jar in pyspark's jars/ folder, if one is there."""
-    folder = jars_folder()
-    found = sorted(n for n in os.listdir(folder) if n.startswith(PREFIX) and n.endswith(".jar"))
-    return os.path.join(folder, found[-1]) if found else None
+    found = os.path.join(jars_folder(), NAME)
+    return found if os.path.isfile(found) else None
 
 
 def jars_folder() -> str:

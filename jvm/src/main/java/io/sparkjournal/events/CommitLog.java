@@ -1,5 +1,6 @@
 package io.sparkjournal.events;
 
+import io.sparkjournal.journal.PythonRepr;
 import io.sparkjournal.format.FormatVersionException;
 import java.io.IOException;
 import java.net.URI;
@@ -160,7 +161,7 @@ public final class CommitLog {
     /** The queries that have a folder in the log, in Python's string order. */
     public List<String> queries() throws CommitLogException {
         List<String> names = list(base, true);
-        names.sort(CommitLog::compareCodePoints);
+        names.sort(PythonRepr::compareCodePoints);
         return names;
     }
 
@@ -233,21 +234,6 @@ public final class CommitLog {
         return names;
     }
 
-    /** Python's str order: by code point (Java's compareTo orders UTF-16 units). */
-    static int compareCodePoints(String a, String b) {
-        int i = 0;
-        int j = 0;
-        while (i < a.length() && j < b.length()) {
-            int ca = a.codePointAt(i);
-            int cb = b.codePointAt(j);
-            if (ca != cb) {
-                return Integer.compare(ca, cb);
-            }
-            i += Character.charCount(ca);
-            j += Character.charCount(cb);
-        }
-        return Integer.compare(a.length() - i, b.length() - j);
-    }
 
     @Override
     public String toString() {

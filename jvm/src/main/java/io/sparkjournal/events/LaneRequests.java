@@ -1,5 +1,6 @@
 package io.sparkjournal.events;
 
+import io.sparkjournal.journal.PythonRepr;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -64,7 +65,7 @@ public final class LaneRequests {
         } catch (NoSuchFileException absent) {
             return new ArrayList<>();
         }
-        names.sort(CommitLog::compareCodePoints);
+        names.sort(PythonRepr::compareCodePoints);
         List<Request> found = new ArrayList<>();
         for (String name : names) {
             String path = folder + "/" + name;

@@ -54,7 +54,7 @@ public final class LaneFiles {
                 names.add(entry.getFileName().toString());
             }
         }
-        names.sort(LaneFiles::compareCodePoints);
+        names.sort(PythonRepr::compareCodePoints);
         ControlFile control = names.contains(ControlFile.NAME) ? ControlFile.read(lane) : null;
         List<Path> paths = new ArrayList<>();
         if (control == null) {
@@ -73,7 +73,7 @@ public final class LaneFiles {
             }
         }
         List<String> newNames = new ArrayList<>(new HashSet<>(control.newNames()));
-        newNames.sort(LaneFiles::compareCodePoints);
+        newNames.sort(PythonRepr::compareCodePoints);
         for (String name : newNames) {
             if (present.contains(name + COMPACTING_SUFFIX)) {
                 paths.add(lane.resolve(name + COMPACTING_SUFFIX));
@@ -103,19 +103,4 @@ public final class LaneFiles {
         return name.startsWith(DATA_PREFIX) && name.endsWith(DATA_SUFFIX);
     }
 
-    /** Orders strings by Unicode code point, as Python compares str. */
-    static int compareCodePoints(String a, String b) {
-        int i = 0;
-        int j = 0;
-        while (i < a.length() && j < b.length()) {
-            int ca = a.codePointAt(i);
-            int cb = b.codePointAt(j);
-            if (ca != cb) {
-                return Integer.compare(ca, cb);
-            }
-            i += Character.charCount(ca);
-            j += Character.charCount(cb);
-        }
-        return Boolean.compare(i < a.length(), j < b.length());
-    }
 }

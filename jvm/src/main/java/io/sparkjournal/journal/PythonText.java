@@ -1,6 +1,5 @@
 package io.sparkjournal.journal;
 
-import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,7 +55,7 @@ final class PythonText {
             for (Object key : map.keySet()) {
                 keys.add((String) key);
             }
-            keys.sort(LaneFiles::compareCodePoints);
+            keys.sort(PythonRepr::compareCodePoints);
             out.append('{');
             boolean first = true;
             for (String key : keys) {
@@ -101,46 +100,13 @@ final class PythonText {
         if (Double.isInfinite(value)) {
             return value > 0 ? (json ? "Infinity" : "inf") : (json ? "-Infinity" : "-inf");
         }
-        if (value == 0) {
-            return (1 / value < 0) ? "-0.0" : "0.0";
-        }
-        BigDecimal exact = new BigDecimal(Double.toString(Math.abs(value)));
-        String digits = exact.unscaledValue().toString().replaceAll("0+$", "");
-        int exponent = exact.precision() - exact.scale() - 1;     // of the first digit
-        String sign = value < 0 ? "-" : "";
-        if (exponent >= -4 && exponent < 16) {
-            String plain = exact.stripTrailingZeros().toPlainString();
-            return sign + (plain.contains(".") ? plain : plain + ".0");
-        }
-        String mantissa = digits.length() == 1 ? digits
-                : digits.charAt(0) + "." + digits.substring(1);
-        return sign + mantissa + "e" + (exponent < 0 ? "-" : "+")
-                + String.format("%02d", Math.abs(exponent));
+        return PythonRepr.floatRepr(value);
     }
 
     /** Python's repr of a parsed value, for messages ("format '1', expected 1"). */
     static String repr(Object value) {
         if (value instanceof String) {
-            String s = (String) value;
-            char quote = s.indexOf('\'') >= 0 && s.indexOf('"') < 0 ? '"' : '\'';
-            StringBuilder out = new StringBuilder().append(quote);
-            for (int i = 0; i < s.length(); i++) {
-                char c = s.charAt(i);
-                if (c == quote || c == '\\') {
-                    out.append('\\').append(c);
-                } else if (c == '\n') {
-                    out.append("\\n");
-                } else if (c == '\r') {
-                    out.append("\\r");
-                } else if (c == '\t') {
-                    out.append("\\t");
-                } else if (c < 0x20 || c == 0x7f) {
-                    out.append(String.format("\\x%02x", (int) c));
-                } else {
-                    out.append(c);
-                }
-            }
-            return out.append(quote).toString();
+            return PythonRepr.str((String) value);
         }
         if (value instanceof Boolean) {
             return ((Boolean) value) ? "True" : "False";
@@ -168,30 +134,6 @@ final class PythonText {
 
     /** Python's repr of a bytes object. */
     static String bytesRepr(byte[] bytes) {
-        boolean single = false;
-        boolean dbl = false;
-        for (byte b : bytes) {
-            single |= b == '\'';
-            dbl |= b == '"';
-        }
-        char quote = single && !dbl ? '"' : '\'';
-        StringBuilder out = new StringBuilder("b").append(quote);
-        for (byte b : bytes) {
-            int c = b & 0xff;
-            if (c == quote || c == '\\') {
-                out.append('\\').append((char) c);
-            } else if (c == '\t') {
-                out.append("\\t");
-            } else if (c == '\n') {
-                out.append("\\n");
-            } else if (c == '\r') {
-                out.append("\\r");
-            } else if (c < 0x20 || c >= 0x7f) {
-                out.append(String.format("\\x%02x", c));
-            } else {
-                out.append((char) c);
-            }
-        }
-        return out.append(quote).toString();
+        return PythonRepr.bytes(bytes);
     }
 }

@@ -1,5 +1,6 @@
 package io.sparkjournal.spark;
 
+import io.sparkjournal.journal.PythonRepr;
 import java.io.Serializable;
 import java.sql.Date;
 import java.sql.Timestamp;
@@ -173,26 +174,11 @@ final class RecordFilter implements Serializable {
             return Double.compare(x.doubleValue(), y.doubleValue());
         }
         if (a instanceof String x && b instanceof String y) {
-            return Integer.signum(compareCodePoints(x, y));
+            return Integer.signum(PythonRepr.compareCodePoints(x, y));
         }
         return null;
     }
 
-    /** Python's str order: by code point. */
-    private static int compareCodePoints(String x, String y) {
-        int i = 0;
-        int j = 0;
-        while (i < x.length() && j < y.length()) {
-            int a = x.codePointAt(i);
-            int b = y.codePointAt(j);
-            if (a != b) {
-                return Integer.compare(a, b);
-            }
-            i += Character.charCount(a);
-            j += Character.charCount(b);
-        }
-        return Integer.compare(x.length() - i, y.length() - j);
-    }
 
     private static Object comparable(Object value) {
         if (value instanceof Byte || value instanceof Short || value instanceof Integer || value instanceof Long) {
