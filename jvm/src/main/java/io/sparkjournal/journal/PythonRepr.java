@@ -24,15 +24,9 @@ public final class PythonRepr {
         for (int i = 0; i < text.length(); ) {
             int c = text.codePointAt(i);
             i += Character.charCount(c);
-            if (c == quote || c == '\\') {
-                out.append('\\').appendCodePoint(c);
-            } else if (c == '\t') {
-                out.append("\\t");
-            } else if (c == '\n') {
-                out.append("\\n");
-            } else if (c == '\r') {
-                out.append("\\r");
-            } else if (c < ' ' || c == 0x7f) {
+            if (escaped(c, quote, out)) {
+                continue;
+            } else if (c == 0x7f) {
                 out.append(String.format("\\x%02x", c));
             } else if (c < 0x7f || printable(c)) {
                 out.appendCodePoint(c);
@@ -59,21 +53,33 @@ public final class PythonRepr {
         StringBuilder out = new StringBuilder("b").append(quote);
         for (byte b : data) {
             int c = b & 0xff;
-            if (c == quote || c == '\\') {
-                out.append('\\').append((char) c);
-            } else if (c == '\t') {
-                out.append("\\t");
-            } else if (c == '\n') {
-                out.append("\\n");
-            } else if (c == '\r') {
-                out.append("\\r");
-            } else if (c < ' ' || c >= 0x7f) {
+            if (escaped(c, quote, out)) {
+                continue;
+            } else if (c >= 0x7f) {
                 out.append(String.format("\\x%02x", c));
             } else {
                 out.append((char) c);
             }
         }
         return out.append(quote).toString();
+    }
+
+    /** The escapes str and bytes reprs share: the quote, backslash and C0 controls. */
+    private static boolean escaped(int c, char quote, StringBuilder out) {
+        if (c == quote || c == '\\') {
+            out.append('\\').appendCodePoint(c);
+        } else if (c == '\t') {
+            out.append("\\t");
+        } else if (c == '\n') {
+            out.append("\\n");
+        } else if (c == '\r') {
+            out.append("\\r");
+        } else if (c < ' ') {
+            out.append(String.format("\\x%02x", c));
+        } else {
+            return false;
+        }
+        return true;
     }
 
     /** Python's str.isprintable() for one code point above ASCII. */
