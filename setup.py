@@ -1,13 +1,31 @@
-"""Builds the optional C core (sparkjournal._sjnative) through cffi.
+"""Builds the optional C core (sparkjournal._sjnative) through cffi, and puts
+the JVM connector's sources (jvm/src/main) in the package as
+sparkjournal/spark/jvm_sources, so an installed copy compiles the connector
+at first use as a checkout does (sparkjournal/spark/jvm_build.py).
 
 Everything else is in pyproject.toml. Without a working C compiler the install
 still succeeds, with a warning: sparkjournal then runs on its pure-Python codec
 and the NIO backend (journalType=ASYNCIO is refused with a clear error).
 """
+import os
+import shutil
 import warnings
 
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
+
+JVM_SOURCES = os.path.join("jvm", "src", "main")
+PACKAGED_JVM_SOURCES = os.path.join("sparkjournal", "spark", "jvm_sources")
+
+
+class BuildPyWithJvmSources(build_py):
+    def run(self):
+        super().run()
+        if os.path.isdir(JVM_SOURCES) and not self.editable_mode:
+            target = os.path.join(self.build_lib, PACKAGED_JVM_SOURCES)
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.copytree(JVM_SOURCES, target)
 
 
 class OptionalBuildExt(build_ext):
@@ -30,4 +48,4 @@ class OptionalBuildExt(build_ext):
 
 
 setup(cffi_modules=["native/build_native.py:ffibuilder"],
-      cmdclass={"build_ext": OptionalBuildExt})
+      cmdclass={"build_ext": OptionalBuildExt, "build_py": BuildPyWithJvmSources})

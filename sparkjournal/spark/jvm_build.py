@@ -8,9 +8,9 @@ Contract:
   the option names, the metadata columns), or raises ``JvmUnavailableError`` saying why
   there is none; ``jvm_unavailable()`` returns that reason, or None when the
   jar is there.
-* The sources are found relative to this file (``<repo>/jvm``), so in a
-  checkout and after ``pip install -e .``; a non-editable install has none and
-  says so.
+* The sources are found relative to this file: ``<repo>/jvm/src/main`` in a
+  checkout and after ``pip install -e .``, else the copy ``pip install .``
+  put in the package (``sparkjournal/spark/jvm_sources``, setup.py).
 * They are compiled with the JDK's ``javac`` (the one on PATH, else
   ``$JAVA_HOME/bin/javac``), ``--release 17``, against every jar of the
   installed pyspark (``<pyspark>/jars/*``).
@@ -45,8 +45,13 @@ JAR_NAME = "sparkjournal-jvm.jar"
 JAVA_RELEASE = "17"
 JVM_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                        "jvm")
-SOURCE_DIR = os.path.join(JVM_DIR, "src", "main", "java")
-RESOURCE_DIR = os.path.join(JVM_DIR, "src", "main", "resources")
+# A checkout (or `pip install -e .`) compiles <repo>/jvm/src/main; an installed
+# copy, the same files that setup.py put in the package.
+_MAIN = os.path.join(JVM_DIR, "src", "main")
+if not os.path.isdir(_MAIN):
+    _MAIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jvm_sources")
+SOURCE_DIR = os.path.join(_MAIN, "java")
+RESOURCE_DIR = os.path.join(_MAIN, "resources")
 OPTIONS_RESOURCE = "io/sparkjournal/spark/options.json"
 METADATA_RESOURCE = "io/sparkjournal/spark/metadata.arrow"
 JAVAC_TIMEOUT_S = 600
@@ -101,8 +106,8 @@ def java_sources() -> list[str]:
     """Every .java file under jvm/src/main/java, sorted."""
     if not os.path.isdir(SOURCE_DIR):
         raise JvmUnavailableError(
-            f"the Java sources are not at {SOURCE_DIR}: the JVM side is built from a "
-            f"checkout (or `pip install -e .`), not from an installed wheel")
+            f"the Java sources are not at {SOURCE_DIR}: this copy of sparkjournal was "
+            f"installed without them; reinstall it with pip from a checkout")
     found = [os.path.join(where, name) for where, _dirs, names in os.walk(SOURCE_DIR)
              for name in names if name.endswith(".java")]
     if not found:
