@@ -61,7 +61,7 @@ class JvmBench:
         return self.spark.read.format(JVM_FORMAT)
 
     def no_jvm(self, name: str, target: float, target_of: str = "ratio"):
-        """The skipped row ``name``: no JVM reader in this session."""
+        """The skipped row ``name``: no JVM reader in this Spark session."""
         return skipped(name, "rows/s", target, f"no JVM reader: {self.missing}", target_of)
 
 
