@@ -1,7 +1,6 @@
 package io.sparkjournal.events;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -208,8 +207,7 @@ public final class LaneEvents implements AutoCloseable {
             return;
         }
         Path root = lane.toAbsolutePath().getParent();
-        Path file = root.resolve("NODE_ID");
-        String found = Files.exists(file) ? Files.readString(file).strip() : null;
+        String found = NodeIds.read(root);
         if (!node.equals(found)) {
             throw new WrongNodeException("lane " + lane + " is held by node " + node + ", but this task runs on "
                     + "host " + java.net.InetAddress.getLocalHost().getHostName() + ", where " + root

@@ -1,5 +1,7 @@
 package io.sparkjournal.events;
 
+import io.sparkjournal.journal.InsideLane;
+import io.sparkjournal.journal.PathOutsideException;
 import io.sparkjournal.journal.PythonRepr;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;

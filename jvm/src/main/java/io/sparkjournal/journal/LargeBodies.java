@@ -6,7 +6,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -98,36 +97,6 @@ public final class LargeBodies {
      * is made), with Python's message.
      */
     void checkInside() throws IOException {
-        Path realRoot = realPath(lane.toAbsolutePath(), 0);
-        Path real = realPath(directory.toAbsolutePath(), 0);
-        if (!real.startsWith(realRoot)) {
-            String what = "the large records folder";
-            String how = !directory.toAbsolutePath().normalize().equals(real)
-                    ? "through a symbolic link " : "";
-            throw new PathOutsideException(what, FOLDER, lane.toString(), what + " '" + FOLDER
-                    + "' leads " + how + "to " + PythonText.repr(real.toString())
-                    + ", outside the journal " + PythonText.repr(lane.toString())
-                    + "; sparkjournal only reads and writes inside its journal: name a folder"
-                    + " inside it, without '..', absolute paths or symbolic links that lead out");
-        }
-    }
-
-    /** os.path.realpath: links resolved as far as they exist, the rest kept as written. */
-    private static Path realPath(Path path, int depth) throws IOException {
-        try {
-            return path.toRealPath();
-        } catch (NoSuchFileException missing) {
-            if (depth > 40 || path.getParent() == null) {
-                return path.normalize();
-            }
-            if (Files.isSymbolicLink(path)) {
-                Path target = path.getParent().resolve(Files.readSymbolicLink(path));
-                return realPath(target.normalize(), depth + 1);
-            }
-            if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
-                return path.normalize();
-            }
-            return realPath(path.getParent(), depth + 1).resolve(path.getFileName()).normalize();
-        }
+        InsideLane.check(lane.toString(), FOLDER, "the large records folder");
     }
 }

@@ -3,10 +3,8 @@ package io.sparkjournal.spark;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -83,7 +81,7 @@ final class LaneBatchReader implements PartitionReader<ColumnarBatch> {
             VisibleRecord record = records.next();
             RecordFacts facts = new RecordFacts(record.batchId(), record.commitMicros(), partition.host(), lane,
                     record.recordId());
-            if (!filters.isEmpty() && !RecordFilter.mayMatchAll(filters, constants(facts), record.stats(),
+            if (!filters.isEmpty() && !RecordFilter.mayMatchAll(filters, facts, record.stats(),
                     record.unitsPerSecond())) {
                 continue;
             }
@@ -120,16 +118,6 @@ final class LaneBatchReader implements PartitionReader<ColumnarBatch> {
                         lane);
             }
         }
-    }
-
-    private static Map<String, Object> constants(RecordFacts facts) {
-        Map<String, Object> values = new HashMap<>();
-        values.put("_batch_id", facts.batchId());
-        values.put("_commit_time", facts.commitMicros());
-        values.put("_host", facts.host());
-        values.put("_lane", facts.lane());
-        values.put("_record_id", facts.recordId());
-        return values;
     }
 
     @Override

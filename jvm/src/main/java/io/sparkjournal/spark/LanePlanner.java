@@ -3,10 +3,8 @@ package io.sparkjournal.spark;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,6 +16,7 @@ import java.util.TreeMap;
 import java.util.logging.Logger;
 import java.util.regex.Pattern;
 
+import io.sparkjournal.events.NodeIds;
 import org.apache.spark.SparkContext;
 import org.apache.spark.SparkExecutorInfo;
 
@@ -97,7 +96,7 @@ final class LanePlanner {
     static Map<String, String[]> driverLanes(String path) {
         Map<String, String[]> lanes = new LinkedHashMap<>();
         for (Path root : NodeRoots.visible(path)) {
-            String node = readNodeId(root);
+            String node = NodeIds.read(root);
             TreeMap<Long, String> ordered = new TreeMap<>();
             try (DirectoryStream<Path> entries = Files.newDirectoryStream(root)) {
                 for (Path entry : entries) {
@@ -114,17 +113,6 @@ final class LanePlanner {
             }
         }
         return lanes;
-    }
-
-    static String readNodeId(Path root) {
-        try {
-            String text = Files.readString(root.resolve("NODE_ID"), StandardCharsets.UTF_8).strip();
-            return text.isEmpty() ? null : text;
-        } catch (NoSuchFileException none) {
-            return null;
-        } catch (IOException error) {
-            throw new IllegalStateException("cannot read " + root.resolve("NODE_ID") + ": " + error, error);
-        }
     }
 
     static String hostOf(String node) {

@@ -33,7 +33,8 @@ import org.apache.spark.sql.types.StructType;
 final class RecordFilter implements Serializable {
 
     private static final long serialVersionUID = 1L;
-    static final List<String> METADATA = List.of("_batch_id", "_commit_time", "_host", "_lane", "_record_id");
+    /** The metadata columns with one value per stored record: all but the last, _row (read_columns.RECORD_METADATA). */
+    static final List<String> METADATA = recordMetadata();
 
     private final String column;
     private final String op;              // = < <= > >= in
@@ -94,6 +95,14 @@ final class RecordFilter implements Serializable {
             found.add(new RecordFilter("_commit_time", ">=", List.of(options.startingTimeMicros()), true));
         }
         return found;
+    }
+
+    private static List<String> recordMetadata() {
+        List<String> names = new ArrayList<>();
+        for (StructField field : JournalSchema.metadata().fields()) {
+            names.add(field.name());
+        }
+        return List.copyOf(names.subList(0, names.size() - 1));
     }
 
     String column() {
@@ -219,11 +228,11 @@ final class RecordFilter implements Serializable {
     }
 
     /** Whether a record may match every filter: the metadata constants and the record's stats. */
-    static boolean mayMatchAll(List<RecordFilter> filters, Map<String, Object> constants,
+    static boolean mayMatchAll(List<RecordFilter> filters, RecordFacts constants,
                                Map<String, Object[]> stats, Map<String, Long> unitsPerSecond) {
         for (RecordFilter filter : filters) {
             if (filter.onMetadata()) {
-                if (!filter.mayMatchConstant(constants.get(filter.column))) {
+                if (!filter.mayMatchConstant(constants.value(filter.column))) {
                     return false;
                 }
             } else {

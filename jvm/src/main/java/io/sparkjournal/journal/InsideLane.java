@@ -1,4 +1,4 @@
-package io.sparkjournal.events;
+package io.sparkjournal.journal;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -7,21 +7,22 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Python's {@code journal/inside.check_inside} for the paths the events layer
- * reads inside a lane ({@code requests/} and its files): the real location of
+ * Python's {@code journal/inside.check_inside} for the paths a reader opens
+ * inside a lane (its {@code large/} folder, {@code requests/} and its files):
+ * the real location of
  * {@code lane/relative}, with {@code ..} and every symbolic link resolved as
  * {@code os.path.realpath} resolves them (a part that does not exist is kept
  * as written, a link loop is left unresolved), must be the lane's own real
  * location or below it. Otherwise {@link PathOutsideException} with Python's
  * message.
  */
-final class InsideLane {
+public final class InsideLane {
 
     private InsideLane() {
     }
 
     /** The real path of {@code lane/relative}; PathOutsideException if it leads out of the lane. */
-    static String check(String lane, String relative, String what) throws PathOutsideException {
+    public static String check(String lane, String relative, String what) throws PathOutsideException {
         String realRoot = realpath(lane);
         String target = lane.endsWith("/") ? lane + relative : lane + "/" + relative;
         String real = realpath(target);
@@ -33,8 +34,8 @@ final class InsideLane {
             }
             String plain = Paths.get(target).toAbsolutePath().normalize().toString();
             String how = !plain.equals(real) && !parent ? "through a symbolic link " : "";
-            throw new PathOutsideException(what + " " + PyRepr.str(relative) + " leads " + how
-                    + "to " + PyRepr.str(real) + ", outside the journal " + PyRepr.str(lane)
+            throw new PathOutsideException(what, relative, lane, what + " " + PythonRepr.str(relative)
+                    + " leads " + how + "to " + PythonRepr.str(real) + ", outside the journal " + PythonRepr.str(lane)
                     + "; sparkjournal only reads and writes inside its journal: name a folder "
                     + "inside it, without '..', absolute paths or symbolic links that lead out");
         }
