@@ -94,6 +94,17 @@ public final class EventsBody {
         return out;
     }
 
+    /** The number of rows the body's record batch holds (deleted ones included). */
+    public long rows() throws EventsBodyException {
+        try {
+            org.apache.arrow.flatbuf.RecordBatch header = (org.apache.arrow.flatbuf.RecordBatch)
+                    batch.message().header(new org.apache.arrow.flatbuf.RecordBatch());
+            return header.length();
+        } catch (RuntimeException broken) {
+            throw new EventsBodyException("Invalid flatbuffers message: " + broken, broken);
+        }
+    }
+
     /** The stored schema, with the record's metadata (Arrow Java's decoding of it). */
     public Schema schema() {
         return schema;

@@ -107,6 +107,11 @@ public final class LaneEvents implements AutoCloseable {
         return lane;
     }
 
+    /** The lane's snapshot, as loaded by {@link #open}; valid while this is open. */
+    public LaneSnapshot snapshot() {
+        return snapshot;
+    }
+
     /** What the load noticed: torn tails, and under skipCorrupt the files left out and what they held. */
     public LoadReport report() {
         return snapshot.report();
@@ -179,7 +184,7 @@ public final class LaneEvents implements AutoCloseable {
             }
         }
         return new VisibleRecord(record.recordId(), body, batchId, commitMicros, stats, units,
-                deletions.rowsOf(record.recordId()));
+                deletions.rowsOf(record.recordId()), record.bodyLength());
     }
 
     private static Object value(JsonNode node) {

@@ -8,9 +8,11 @@ import java.util.Map;
  * the lane's {@link LaneEvents} is open), the batch it belongs to and when that batch
  * was committed (null while unknown), the min/max its writer stored
  * ({column: [min, max]}, Long / Double / String values; times and dates in
- * their own unit, {@code unitsPerSecond} gives it for times), and its deleted
- * original positions (ascending; empty: none; null: every row).
+ * their own unit, {@code unitsPerSecond} gives it for times), its deleted
+ * original positions (ascending; empty: none; null: every row), and its
+ * stored body's length in bytes.
  */
 public record VisibleRecord(long recordId, EventsBody body, Long batchId, Long commitMicros,
-                            Map<String, Object[]> stats, Map<String, Long> unitsPerSecond, long[] deleted) {
+                            Map<String, Object[]> stats, Map<String, Long> unitsPerSecond, long[] deleted,
+                            int bodyLength) {
 }

@@ -1,14 +1,12 @@
 package io.sparkjournal.spark;
 
 import java.util.List;
-import java.util.function.Supplier;
 
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.Scan;
-import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
 import org.apache.spark.sql.types.StructType;
 
@@ -25,22 +23,19 @@ final class JournalScan implements Scan, Batch {
     private final JournalSchema journal;
     private final StructType columns;
     private final List<RecordFilter> filters;
-    private final Supplier<ScanBuilder> streams;
     private InputPartition[] planned;        // once per scan: Spark asks more than once
 
-    JournalScan(ReadOptions options, JournalSchema journal, StructType columns, List<RecordFilter> filters,
-                Supplier<ScanBuilder> streams) {
+    JournalScan(ReadOptions options, JournalSchema journal, StructType columns, List<RecordFilter> filters) {
         this.options = options;
         this.journal = journal;
         this.columns = columns;
         this.filters = filters;
-        this.streams = streams;
     }
 
-    /** Micro-batch streams are the Python data source's (stream_reader.py) for now. */
+    /** The same columns and starting point, read as a micro-batch stream ({@link JournalStream}). */
     @Override
     public MicroBatchStream toMicroBatchStream(String checkpointLocation) {
-        return streams.get().build().toMicroBatchStream(checkpointLocation);
+        return new JournalStream(options, journal, columns, filters);
     }
 
     @Override

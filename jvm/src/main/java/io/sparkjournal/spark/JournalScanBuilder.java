@@ -2,7 +2,6 @@ package io.sparkjournal.spark;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Supplier;
 
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.ScanBuilder;
@@ -28,14 +27,11 @@ final class JournalScanBuilder implements ScanBuilder, SupportsPushDownRequiredC
     private StructType columns;
     private Filter[] pushed = new Filter[0];
     private List<RecordFilter> pruning = new ArrayList<>();
-    private final Supplier<ScanBuilder> streams;
 
-    /** {@code streams}: the Python data source's scan builder, for micro-batch streams. */
-    JournalScanBuilder(ReadOptions options, JournalSchema journal, StructType columns, Supplier<ScanBuilder> streams) {
+    JournalScanBuilder(ReadOptions options, JournalSchema journal, StructType columns) {
         this.options = options;
         this.journal = journal;
         this.columns = columns;
-        this.streams = streams;
     }
 
     @Override
@@ -68,6 +64,6 @@ final class JournalScanBuilder implements ScanBuilder, SupportsPushDownRequiredC
     public Scan build() {
         List<RecordFilter> all = new ArrayList<>(pruning);
         all.addAll(RecordFilter.startingPoint(options));
-        return new JournalScan(options, journal, columns, all, streams);
+        return new JournalScan(options, journal, columns, all);
     }
 }

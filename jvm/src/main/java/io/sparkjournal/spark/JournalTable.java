@@ -19,9 +19,9 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 /**
  * A journal root as Spark's table: {@code schema} is what Spark gave
  * {@code getTable} (the inferred full schema, a user's read schema, or a
- * write's input schema). Batch reads are planned here; writes and micro-batch
- * streams go to the Python data source's table for the same options, made
- * only when one is asked for.
+ * write's input schema). Batch reads and micro-batch streams are planned
+ * here; writes go to the Python data source's table for the same options
+ * (the write path is the C core's), made only when one is asked for.
  */
 final class JournalTable implements SupportsRead, SupportsWrite {
 
@@ -57,7 +57,7 @@ final class JournalTable implements SupportsRead, SupportsWrite {
     public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
         ReadOptions read = ReadOptions.parse(options);
         JournalSchema journal = JournalSchema.of(read);
-        return new JournalScanBuilder(read, journal, journal.checkAsked(schema), () -> python().newScanBuilderFor(options));
+        return new JournalScanBuilder(read, journal, journal.checkAsked(schema));
     }
 
     @Override
@@ -76,8 +76,5 @@ final class JournalTable implements SupportsRead, SupportsWrite {
 
     /** The Python data source's table for these options. */
     record PythonSide(Table table) {
-        ScanBuilder newScanBuilderFor(CaseInsensitiveStringMap options) {
-            return ((SupportsRead) table).newScanBuilder(options);
-        }
     }
 }

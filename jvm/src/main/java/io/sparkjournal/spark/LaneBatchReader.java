@@ -23,7 +23,9 @@ import io.sparkjournal.events.VisibleRecord;
  * lane's snapshot, oldest first ({@link PageBatches}: Spark's Parquet reader,
  * the lane's deletions applied; pages whose PAGE record ranges rule out a
  * pushed filter are skipped unopened, {@link PagePruning}), then one batch per
- * visible stored record of the journal's live tail.
+ * visible stored record of the journal's live tail. Only records whose ids
+ * lie in the partition's range are read (a stream's micro-batch; pages that
+ * straddle its ends are cut to it row by row).
  *
  * Before anything is read the lane's root must carry the partition's node id
  * ({@link LaneEvents#open} fails otherwise, and Spark retries the task
@@ -79,6 +81,9 @@ final class LaneBatchReader implements PartitionReader<ColumnarBatch> {
         }
         while (records.hasNext()) {
             VisibleRecord record = records.next();
+            if (!partition.inRange(record.recordId())) {
+                continue;
+            }
             RecordFacts facts = new RecordFacts(record.batchId(), record.commitMicros(), partition.host(), lane,
                     record.recordId());
             if (!filters.isEmpty() && !RecordFilter.mayMatchAll(filters, facts, record.stats(),
@@ -113,9 +118,10 @@ final class LaneBatchReader implements PartitionReader<ColumnarBatch> {
                 return false;
             }
             PageRef ref = pages.next();
-            if (PagePruning.wanted(filters, ref, partition.host(), lane)) {
+            if (ref.lastId() >= partition.firstId() && ref.firstId() < partition.endId()
+                    && PagePruning.wanted(filters, ref, partition.host(), lane)) {
                 page = PageBatches.open(events.lane(), ref, output, events.deletions(), partition.host(),
-                        lane);
+                        lane, partition.firstId(), partition.endId());
             }
         }
     }

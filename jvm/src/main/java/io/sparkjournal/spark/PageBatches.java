@@ -30,8 +30,10 @@ import io.sparkjournal.events.PageRef;
 
 /**
  * One page file's visible rows as batches of a read's output columns: the JVM
- * twin of sparkjournal/events/page_scan.py's {@code read_page} for a whole
- * lane (record ids [0, end)).
+ * twin of sparkjournal/events/page_scan.py's {@code read_page}, over the
+ * record ids {@code [firstId, endId)} (a whole lane, or a stream's
+ * micro-batch: a page straddling the range's ends is cut to it by each row's
+ * {@code _record_id}).
  *
  * <p>The file is read by Spark's own vectorized Parquet reader
  * ({@link VectorizedParquetRecordReader}, the one {@code spark.read.parquet}
@@ -85,12 +87,16 @@ final class PageBatches implements AutoCloseable {
     private final int recordIds;             // columns read holding _record_id and _row (-1: not read)
     private final int rows;
     private final Deletions deletions;       // null: none of the page's records has a deletion
+    private final long firstId;
+    private final long endId;
+    private final boolean cut;               // the page straddles [firstId, endId): rows checked by id
     private final String host;
     private final String lane;
     private ColumnarBatch current;
 
     private PageBatches(VectorizedParquetRecordReader reader, Path file, String where, StructType output,
-                        int[] sources, int recordIds, int rows, Deletions deletions, String host, String lane) {
+                        int[] sources, int recordIds, int rows, Deletions deletions, String host, String lane,
+                        long firstId, long endId, boolean cut) {
         this.reader = reader;
         this.file = file;
         this.where = where;
@@ -101,15 +107,19 @@ final class PageBatches implements AutoCloseable {
         this.deletions = deletions;
         this.host = host;
         this.lane = lane;
+        this.firstId = firstId;
+        this.endId = endId;
+        this.cut = cut;
     }
 
     /**
      * Opens page {@code ref} of the lane folder {@code laneDir}, for the
      * {@code output} columns; {@code deletions}: the lane's (read only);
-     * {@code host}, {@code lane}: the read's {@code _host} and {@code _lane}.
+     * {@code host}, {@code lane}: the read's {@code _host} and {@code _lane};
+     * only rows of records in {@code [firstId, endId)}.
      */
     static PageBatches open(Path laneDir, PageRef ref, StructType output, Deletions deletions, String host,
-                            String lane) throws IOException {
+                            String lane, long firstId, long endId) throws IOException {
         Path file = ref.path(laneDir);
         String where = "lane " + laneDir + ": page file " + file;
         long size;
@@ -136,12 +146,9 @@ final class PageBatches implements AutoCloseable {
                 read.add(new StructField(field.name(), field.dataType(), true, Metadata.empty()));
             }
         }
-        int recordIds = -1;
-        int rows = -1;
-        if (deleting) {
-            recordIds = indexOrAdd(read, RECORD_ID, DataTypes.LongType);
-            rows = indexOrAdd(read, ROW, DataTypes.IntegerType);
-        }
+        boolean cut = ref.firstId() < firstId || ref.lastId() >= endId;
+        int recordIds = deleting || cut ? indexOrAdd(read, RECORD_ID, DataTypes.LongType) : -1;
+        int rows = deleting ? indexOrAdd(read, ROW, DataTypes.IntegerType) : -1;
         VectorizedParquetRecordReader reader = new VectorizedParquetRecordReader(
                 null, "CORRECTED", "UTC", "CORRECTED", "UTC", false, ROWS_PER_BATCH);
         try {
@@ -157,7 +164,7 @@ final class PageBatches implements AutoCloseable {
             throw new PageFileException(where + " does not read as the page its PAGE record names: " + bad, bad);
         }
         return new PageBatches(reader, file, where, output, sources, recordIds, rows,
-                deleting ? deletions : null, host, lane);
+                deleting ? deletions : null, host, lane, firstId, endId, cut);
     }
 
     private static PageFileException gone(String where) {
@@ -197,7 +204,7 @@ final class PageBatches implements AutoCloseable {
             while (reader.nextBatch()) {
                 ColumnarBatch read = reader.resultBatch();
                 int count = read.numRows();
-                int[] kept = deletions == null ? null : survivors(read, count);
+                int[] kept = deletions == null && !cut ? null : survivors(read, count);
                 if (kept != null && kept.length == 0) {
                     continue;
                 }
@@ -217,11 +224,15 @@ final class PageBatches implements AutoCloseable {
 
     private int[] survivors(ColumnarBatch read, int count) {
         ColumnVector ids = read.column(recordIds);
-        ColumnVector positions = read.column(rows);
+        ColumnVector positions = deletions == null ? null : read.column(rows);
         int[] kept = new int[count];
         int n = 0;
         for (int i = 0; i < count; i++) {
-            if (!deletions.isDeleted(ids.getLong(i), positions.getInt(i) & 0xffffffffL)) {
+            long id = ids.getLong(i);
+            if (cut && (id < firstId || id >= endId)) {
+                continue;
+            }
+            if (deletions == null || !deletions.isDeleted(id, positions.getInt(i) & 0xffffffffL)) {
                 kept[n++] = i;
             }
         }

@@ -1,0 +1,66 @@
+package io.sparkjournal.events;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.List;
+import java.util.logging.Logger;
+
+import io.sparkjournal.journal.LaneSnapshot;
+import io.sparkjournal.journal.PreparedTx;
+import io.sparkjournal.journal.WriterProbe;
+
+/**
+ * A lane's stable point, the JVM twin of sparkjournal/spark/stream_reader.py's
+ * {@code stable_point}: the first record id at or above which a record may
+ * still change visibility. Every record below it is final (committed, or
+ * aborted for good), so a stream whose offsets never pass it reads each
+ * event exactly once, and the same range read again yields the same rows
+ * (Kafka's last stable offset).
+ *
+ * <p>It is the lane's next record id, held lower by the first record of
+ * <ul>
+ *   <li>each open transaction (no PREPARE, COMMIT or ROLLBACK yet) while the
+ *       lane has a live writer ({@link WriterProbe}); once the writer is gone
+ *       its open transactions are dead (its next writer rolls them back) and
+ *       hold nothing;</li>
+ *   <li>each prepared transaction the commit log has not decided
+ *       ({@link Outcome#UNDECIDED}); for a root without NODE_ID no prepared
+ *       transaction can be resolved, and none holds (as in Python).</li>
+ * </ul>
+ */
+public final class StablePoint {
+
+    private static final Logger LOG = Logger.getLogger("sparkjournal.stream");
+
+    private StablePoint() {
+    }
+
+    /** The stable point of {@code snapshot}, the lane {@code lane} of node {@code node} (null: no NODE_ID). */
+    public static long of(LaneSnapshot snapshot, Path lane, String node) throws IOException {
+        long point = snapshot.maxRecordId() + 1;
+        var open = snapshot.openTransactions();
+        if (!open.isEmpty() && WriterProbe.writerAlive(lane)) {
+            for (List<Long> ids : open.values()) {
+                if (!ids.isEmpty()) {
+                    point = Math.min(point, Collections.min(ids));
+                }
+            }
+        }
+        if (node != null) {
+            String laneName = lane.getFileName().toString();
+            for (PreparedTx tx : snapshot.prepared()) {
+                if (tx.recordIds().isEmpty()) {
+                    continue;
+                }
+                if (Resolver.shared().outcome(tx.xid(), new TxRef(node, laneName, tx.txId())) == Outcome.UNDECIDED) {
+                    long first = Collections.min(tx.recordIds());
+                    point = Math.min(point, first);
+                    LOG.info("lane " + lane + ": undecided transaction " + tx.txId() + " (its batch has no "
+                            + "decision yet) holds the stream at record " + first);
+                }
+            }
+        }
+        return point;
+    }
+}

@@ -1,0 +1,39 @@
+package io.sparkjournal.spark;
+
+import java.io.IOException;
+import java.io.Serializable;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.List;
+
+import io.sparkjournal.events.LaneEvents;
+import io.sparkjournal.events.StablePoint;
+
+/**
+ * What a stream's trigger must know of one lane, asked where the lane is:
+ * on the driver when it sees the lane, else in a task on the lane's host
+ * ({@link LaneProbes}). The lane's root must carry the lane's node id there
+ * ({@link LaneEvents#open}; a task on another host fails, for Spark to retry
+ * it where the lane is). Plain values only: it travels to the executor.
+ *
+ * <p>{@code cap}: the stream's end for this lane fixed by
+ * {@code Trigger.AvailableNow} (null: up to the stable point);
+ * {@code sizes}: whether the trigger has a read limit and needs the records'
+ * sizes between {@code begin} and that end.
+ */
+record LaneProbe(LanePartition lane, long begin, Long cap, boolean sizes, String logBase, boolean skipCorrupt,
+                 boolean checksum) implements Serializable {
+
+    /** The lane's stable point, and the sizes asked for. */
+    LaneProgress run() {
+        try (LaneEvents events = LaneEvents.open(Path.of(lane.lane()), lane.node(), Path.of(logBase), skipCorrupt,
+                checksum)) {
+            long stable = StablePoint.of(events.snapshot(), events.lane(), lane.node());
+            long end = Math.max(begin, cap != null ? cap : stable);
+            List<long[]> pending = sizes && end > begin ? PendingRecords.of(events, begin, end) : List.of();
+            return new LaneProgress(lane.key(), stable, pending.toArray(new long[0][]));
+        } catch (IOException error) {
+            throw new UncheckedIOException(error.getMessage(), error);
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package io.sparkjournal.spark;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnVector;
+
+import io.sparkjournal.events.Deletions;
+import io.sparkjournal.events.LaneEvents;
+import io.sparkjournal.events.PageRef;
+import io.sparkjournal.events.VisibleRecord;
+
+/**
+ * What a stream's read limit counts, the JVM twin of stream_reader.py's
+ * {@code pending_sizes}: {record id, rows, bytes} of a lane's visible events
+ * whose record ids lie in {@code [first, end)}, in record id order. A stored
+ * record counts its body's rows (deleted ones included) and its body's
+ * bytes; a paged record counts its rows in the page (from the page's
+ * {@code _record_id} column alone) and bytes estimated as its share of the
+ * page file, as Python estimates them.
+ */
+final class PendingRecords {
+
+    private PendingRecords() {
+    }
+
+    static List<long[]> of(LaneEvents events, long first, long end) throws IOException {
+        List<long[]> sizes = new ArrayList<>();
+        StructType ids = new StructType().add(PageBatches.RECORD_ID, DataTypes.LongType);
+        for (PageRef ref : events.pages()) {
+            if (ref.lastId() < first || ref.firstId() >= end) {
+                continue;
+            }
+            Map<Long, Long> counts = new TreeMap<>();
+            try (PageBatches page = PageBatches.open(events.lane(), ref, ids, new Deletions(), null, null, first,
+                    end)) {
+                while (page.next()) {
+                    ColumnVector column = page.batch().column(0);
+                    for (int i = 0; i < page.batch().numRows(); i++) {
+                        counts.merge(column.getLong(i), 1L, Long::sum);
+                    }
+                }
+            }
+            double perRow = (double) ref.size() / Math.max(ref.rows(), 1);
+            counts.forEach((id, rows) -> sizes.add(new long[] {id, rows, (long) (rows * perRow)}));
+        }
+        for (VisibleRecord record : events.records()) {
+            if (record.recordId() >= first && record.recordId() < end) {
+                sizes.add(new long[] {record.recordId(), record.body().rows(), record.bodyLength()});
+            }
+        }
+        sizes.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0])
+                : a[1] != b[1] ? Long.compare(a[1], b[1]) : Long.compare(a[2], b[2]));
+        return sizes;
+    }
+}
