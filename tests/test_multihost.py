@@ -151,23 +151,35 @@ def test_read_from_one_host_returns_every_event_not_just_its_own(bed, written):
 @pytest.mark.parametrize("where", ["edge", "on_host"])
 def test_format_reads_from_the_edge_or_a_host_read_all_or_fail_naming_sparkjournal_read(
         written, where):
-    """format("sparkjournal") batch reads are the JVM connector's where it is
-    loaded (pyspark's jars/, jvm_install.py): every event, from anywhere.
-    Micro-batch streams, and batch reads without the connector, are the Python
-    source's, which plans only what the driver sees: they fail at planning,
-    naming sparkjournal.read, never return part of the events."""
+    """format("sparkjournal") batch reads and micro-batch streams are the JVM
+    connector's where it is loaded (pyspark's jars/, jvm_install.py), from
+    anywhere: the batch read returns every event; the stream runs and returns
+    at most those (a writer stream stopped mid-batch leaves that batch prepared
+    and undecided until its query restarts, and no stream may pass it: the
+    exact count is checked where every batch is decided, below). Without the
+    connector both are the Python source's, which plans only what the driver
+    sees: they fail at planning, naming sparkjournal.read, never return part of
+    the events."""
     steps = {step["do"]: step for step in written[where]}
-    python_only = ["stream_read"]
     if jvm_install.installed():
-        assert steps["format_read"] == {**steps["format_read"], "count": len(
-            written["ids"] if where == "edge" else written["all_ids"])}, steps["format_read"]
-    else:
-        python_only.append("format_read")
-    for name in python_only:
+        count = len(written["ids"] if where == "edge" else written["all_ids"])
+        assert steps["format_read"].get("count") == count, steps["format_read"]
+        assert 0 < steps["stream_read"].get("count", 0) <= count, steps["stream_read"]
+        return
+    for name in ("format_read", "stream_read"):
         step = steps[name]
         assert "error" in step, f"{name} from {where} returned {step}"
         assert "sparkjournal.read(spark" in step["error"] and "does not see node" in step["error"]
         assert "committed batches" in step["error"]
+
+
+def jvm_conf() -> list[str]:
+    """The connector's jar, one attempt per task, and time for the scheduler to
+    wait for each lane's host."""
+    reason = jvm_build.jvm_unavailable()
+    if reason:
+        pytest.skip(f"no JVM connector here: {reason}")
+    return [f"spark.jars={jvm_build.jvm_jar()}", "spark.task.maxFailures=1", "spark.locality.wait=30s"]
 
 
 def test_jvm_format_read_from_the_edge_reads_each_lane_on_its_host_exactly_once(bed, written):
@@ -175,16 +187,36 @@ def test_jvm_format_read_from_the_edge_reads_each_lane_on_its_host_exactly_once(
     which sees no root, format("sparkjournal") returns every event once, each
     row read by a task on the host that holds its lane (a task elsewhere fails
     its NODE_ID check, and with one attempt the read would fail)."""
-    reason = jvm_build.jvm_unavailable()
-    if reason:
-        pytest.skip(f"no JVM connector here: {reason}")
-    conf = [f"spark.jars={jvm_build.jvm_jar()}", "spark.task.maxFailures=1",
-            "spark.locality.wait=30s"]
-    (read,) = drive(bed, "events", [{"do": "where_read"}], conf=conf)
+    (read,) = drive(bed, "events", [{"do": "where_read"}], conf=jvm_conf())
     assert "error" not in read, read
     assert read["jvm_scan"], "the read did not go through the JVM connector"
     assert read["ids"] == written["all_ids"]
     assert read["hosts"] == sorted(bed.host_names) and read["misplaced"] == 0
+
+
+def test_jvm_stream_from_the_edge_reads_each_lane_on_its_host_then_resumes_exactly_once(bed):
+    """readStream.format("sparkjournal") from the edge, over a journal whose
+    batches are all decided: the stable points are found on the lanes' hosts
+    and every micro-batch's rows are read there; a second driver resuming from
+    the checkpoint after more commits reads only those, and the sink holds
+    every event exactly once."""
+    conf = jvm_conf()
+    written = drive(bed, "followed", [{"do": "write", "start": 0, "count": 3000},
+                                      {"do": "write", "start": 3000, "count": 3000}])
+    assert all("error" not in step for step in written), written
+    assert all(lanes_on(bed, host, "followed") for host in bed.host_names), "a lane on every host"
+    (first,) = drive(bed, "followed", [{"do": "follow", "name": "edge", "maxRows": 2000}], conf=conf)
+    assert "error" not in first, first
+    assert first["jvm_stream"], "the stream did not go through the JVM connector"
+    assert first["ids"] == list(range(6000)) and first["read_now"] == 6000
+    assert first["batches"] > 1, "maxRowsPerTrigger splits the backlog"
+    assert first["hosts"] == sorted(bed.host_names) and first["misplaced"] == 0
+    more, second = drive(bed, "followed", [{"do": "write", "start": 6000, "count": 2000},
+                                           {"do": "follow", "name": "edge"}], conf=conf)
+    assert "error" not in more and "error" not in second, (more, second)
+    assert second["read_now"] == 2000, "only what was committed after the first run"
+    assert second["ids"] == list(range(8000)), "every event exactly once"
+    assert second["misplaced"] == 0
 
 
 # --- maintenance, deletes, retention across hosts ---------------------------------

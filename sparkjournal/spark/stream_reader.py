@@ -17,8 +17,9 @@ out of order would break this reader, not the journal.
 A transaction left open by a writer that died never ends until the lane's next
 writer rolls it back; the lane lock tells: if no process holds the lane, its
 open transactions are dead and do not hold the stable point. A prepared
-transaction of a query that is never restarted stays undecided and holds its
-lane until the maintenance job resolves it; the reader logs which one.
+transaction of a query stopped mid-batch stays undecided and holds its lane
+until the query restarts and Spark runs that batch again (or a later batch of
+the query is decided, which aborts it); the reader logs which one.
 
 Lanes are those the driver sees; a driver that does not see every lane holding
 committed events fails the trigger (driver_view.py).

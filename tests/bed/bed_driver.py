@@ -25,6 +25,11 @@ Steps (``do``):
   where_read   spark.read.format("sparkjournal") with each row's host as read and
                as the task that read it saw it (run with the JVM connector's jar)
   stream_read  spark.readStream.format("sparkjournal") (availableNow): its rows or error
+  follow       {"name": N, "maxRows": R}: spark.readStream.format("sparkjournal")
+               (availableNow) into a parquet sink, both kept under the shared
+               folder by name (a later step or driver with the same name resumes
+               from its checkpoint): every id the sink holds, the rows this run
+               read, and each row's host as read and as the task that read it saw it
   delete       {"predicate": SQL}: sparkjournal.delete's report or error
 """
 from __future__ import annotations
@@ -144,6 +149,29 @@ class Bed:
         if query.exception() is not None:
             raise RuntimeError(str(query.exception()))
         return {"count": self.spark.table("followed").count()}
+
+    def follow(self, step: dict) -> dict:
+        import socket
+        from pyspark.sql import functions
+        ran_on = functions.udf(lambda _id: socket.gethostname(), "string")
+        work = os.path.join(self.checkpoints, "follow", step["name"])
+        reader = self.spark.readStream.format("sparkjournal").option("commitLog", self.log)
+        if step.get("maxRows"):
+            reader = reader.option("maxRowsPerTrigger", str(step["maxRows"]))
+        query = (reader.load(self.path).select("id", "_host", ran_on("id").alias("ran_on")).writeStream
+                 .format("parquet").option("path", os.path.join(work, "out"))
+                 .option("checkpointLocation", os.path.join(work, "checkpoint"))
+                 .trigger(availableNow=True).start())
+        query.awaitTermination()
+        if query.exception() is not None:
+            raise RuntimeError(str(query.exception()))
+        progress = [p for p in query.recentProgress if p["numInputRows"]]
+        rows = self.spark.read.parquet(os.path.join(work, "out")).collect()
+        return {"ids": sorted(row.id for row in rows), "hosts": sorted({row._host for row in rows}),
+                "misplaced": sum(1 for row in rows if row._host != row.ran_on),
+                "read_now": sum(p["numInputRows"] for p in progress), "batches": len(progress),
+                "jvm_stream": all(p["sources"][0]["description"].startswith("sparkjournal stream")
+                                  for p in progress)}
 
     def delete(self, step: dict) -> dict:
         import dataclasses
