@@ -38,14 +38,14 @@ final class LaneProbes {
     /** {lane key: what its probe found}, for every probe. */
     static Map<String, LaneProgress> run(SparkContext sc, List<LaneProbe> probes) {
         Map<String, LaneProgress> found = new LinkedHashMap<>();
+        List<LaneProbe> here = new ArrayList<>();
         List<LaneProbe> elsewhere = new ArrayList<>();
         for (LaneProbe probe : probes) {
-            if (driverSees(probe.lane())) {
-                LaneProgress progress = probe.run();
-                found.put(progress.key(), progress);
-            } else {
-                elsewhere.add(probe);
-            }
+            (driverSees(probe.lane()) ? here : elsewhere).add(probe);
+        }
+        // the driver's lanes load side by side (each load checks every record's CRC)
+        for (LaneProgress progress : here.parallelStream().map(LaneProbe::run).toList()) {
+            found.put(progress.key(), progress);
         }
         if (!elsewhere.isEmpty()) {
             for (LaneProgress progress : onExecutors(sc, elsewhere)) {
