@@ -1,7 +1,7 @@
 """The tree's layers: format -> io -> journal -> events -> maintenance -> spark
 -> soak -> cli. A module imports only its own layer and the layers below it,
 plus the shared modules at the package's top (errors, config, config_keys,
-faults, the C core), which themselves import nothing above format. Everything
+faults, units, the C core), which themselves import nothing above format. Everything
 below the Spark layer must import without pyspark."""
 import ast
 import pathlib
@@ -12,7 +12,7 @@ import sparkjournal
 
 BELOW_SPARK = ("format", "io", "journal", "events", "maintenance")
 LAYERS = ("format", "io", "journal", "events", "maintenance", "spark", "soak", "cli")
-SHARED = ("errors", "config", "config_keys", "faults", "_sjnative")
+SHARED = ("errors", "config", "config_keys", "faults", "units", "_sjnative")
 ENTRY_POINTS = ("sparkjournal", "sparkjournal.__main__")
 
 

@@ -34,7 +34,7 @@ from ..journal.batch import ipc_bytes
 from .bench_support import (REPORTED, BenchResult, Rounds, crc_files_seconds,
                             group_floor_commits_per_second, raw_sync_seconds, require_native,
                             run_cases, threads_seconds)
-from .units import human_bytes
+from ..units import human_bytes
 
 REPEATS = 5                  # interleaved rounds per case: single rounds differ by ±10 % here
 BACKENDS = ("ASYNCIO", "NIO")

@@ -43,7 +43,7 @@ from ..journal.journal import Journal
 from ..maintenance.compactor import compact_lane
 from .bench_paged_read import section_paged_read
 from .bench_support import BenchResult, run_cases
-from .units import human_bytes
+from ..units import human_bytes
 
 REPEATS = 3
 MIB = 1 << 20

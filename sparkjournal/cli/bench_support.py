@@ -20,13 +20,12 @@ import threading
 import time
 
 from ..config import JournalConfig
-from ..errors import JournalIOError, NativeUnavailableError
+from ..errors import JournalIOError, NativeUnavailableError, UsageError
+from ..io.device import block_device_of
 from ..io.files_io import create_zero_filled
+from ..units import human_bytes
 from .bench_report import (REPORTED, BenchResult, Rounds, print_report,  # noqa: F401
                            render_table, skipped)
-from .device import block_device_of
-from .paths import UsageError
-from .units import human_bytes
 
 try:
     from sparkjournal._sjnative import ffi, lib

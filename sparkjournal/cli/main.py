@@ -13,8 +13,7 @@ import importlib
 import sys
 import warnings
 
-from ..errors import ConfigError, SparkJournalError
-from .paths import UsageError
+from ..errors import ConfigError, SparkJournalError, UsageError
 
 PROG = "sparkjournal"
 
