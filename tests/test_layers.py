@@ -1,5 +1,5 @@
 """The tree's layers: format -> io -> journal -> events -> maintenance -> spark
--> soak -> cli. A module imports only its own layer and the layers below it,
+-> tools -> cli. A module imports only its own layer and the layers below it,
 plus the shared modules at the package's top (errors, config, config_keys,
 faults, units, the C core), which themselves import nothing above format. Everything
 below the Spark layer must import without pyspark."""
@@ -11,7 +11,7 @@ import sys
 import sparkjournal
 
 BELOW_SPARK = ("format", "io", "journal", "events", "maintenance")
-LAYERS = ("format", "io", "journal", "events", "maintenance", "spark", "soak", "cli")
+LAYERS = ("format", "io", "journal", "events", "maintenance", "spark", "tools", "cli")
 SHARED = ("errors", "config", "config_keys", "faults", "units", "_sjnative")
 ENTRY_POINTS = ("sparkjournal", "sparkjournal.__main__")
 

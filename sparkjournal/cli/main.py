@@ -16,6 +16,7 @@ import warnings
 from ..errors import ConfigError, SparkJournalError, UsageError
 
 PROG = "sparkjournal"
+TOOLS = "sparkjournal.tools"   # the benchmarks and the soak: targets named in full
 
 
 class _Parser(argparse.ArgumentParser):
@@ -107,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
                       "1,000; 60 with --quick)")
     for spark_bench in (sink, read):
         spark_bench.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
-    soak = _command(commands, "soak", "soak:run",
+    soak = _command(commands, "soak", f"{TOOLS}.soak.run:run",
                     "Stream events into a journal for a set time while drivers, executors and "
                     "a streaming reader are killed and maintenance runs; then check every event "
                     "landed exactly once in the journal, the batch reader and the reader's output.")
@@ -146,7 +147,7 @@ def _maintenance(commands, name: str, summary: str) -> None:
 
 def _bench(benches, name: str, summary: str):
     """A benchmark command with the options every benchmark has."""
-    command = _command(benches, name, f"bench_{name}:run", summary)
+    command = _command(benches, name, f"{TOOLS}.bench.{name}:run", summary)
     command.add_argument("--dir", metavar="DIR", help="folder on the disk to measure (default: "
                          "a temporary folder in the system temp dir, removed afterwards)")
     command.add_argument("--json", metavar="FILE", help="also write the results as a JSON list")
@@ -182,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning
-            module = importlib.import_module(f"{__package__}.{module_name}")
+            module = importlib.import_module(module_name if module_name.startswith(f"{TOOLS}.")
+                                             else f"{__package__}.{module_name}")
             return int(getattr(module, function_name)(args) or 0)
     except (UsageError, ConfigError) as error:
         return _fail(where, error, 2)

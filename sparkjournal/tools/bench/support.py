@@ -4,8 +4,6 @@
   (O_DIRECT pwrite of a reused aligned buffer + fdatasync per write) into a
   freshly pre-created zero-filled file -- the state the journal's own data files
   start in -- in the benchmark's folder, so on the same disk as the journal.
-* ``Rounds``, ``BenchResult``, ``render_table``, ``print_report``: how every
-  benchmark measures in rounds and reports (bench_report.py, re-exported here).
 * ``run_cases``: what every disk benchmark does around its cases.
 """
 from __future__ import annotations
@@ -19,13 +17,12 @@ import tempfile
 import threading
 import time
 
-from ..config import JournalConfig
-from ..errors import JournalIOError, NativeUnavailableError, UsageError
-from ..io.device import block_device_of
-from ..io.files_io import create_zero_filled
-from ..units import human_bytes
-from .bench_report import (REPORTED, BenchResult, Rounds, print_report,  # noqa: F401
-                           render_table, skipped)
+from ...config import JournalConfig
+from ...errors import JournalIOError, NativeUnavailableError, UsageError
+from ...io.device import block_device_of
+from ...io.files_io import create_zero_filled
+from ...units import human_bytes
+from .report import print_report
 
 try:
     from sparkjournal._sjnative import ffi, lib
