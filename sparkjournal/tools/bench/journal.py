@@ -185,9 +185,9 @@ def case_threads(bench: Bench) -> list:
         results.append(rounds.result(
             f"threads_8x1k floor, {flushers} sync{'s' if flushers > 1 else ''} in flight",
             f"floor {flushers}", "ASYNCIO 1", "commits/s", 0.0, REPORTED,
-            "the same 8 Python threads through a minimal C group commit (native/sj_group_floor.c: "
-            "no records, no journal state, no Python after the call, flusher threads that never "
-            "need the GIL) vs the journal's one ASYNCIO writer: what the 4x target can get from "
+            "the same 8 Python threads through a minimal C group commit "
+            "(native/floors/sj_group_floor.c: no records, no journal state, no Python after the "
+            "call, flusher threads that never need the GIL) vs the journal's one ASYNCIO writer: what the 4x target can get from "
             "Python threads on this machine"))
     return results
 
