@@ -108,6 +108,13 @@ def build_parser() -> argparse.ArgumentParser:
                       "1,000; 60 with --quick)")
     for spark_bench in (sink, read):
         spark_bench.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
+    report = _command(benches, "report", f"{TOOLS}.bench.report:run", "Print again the tables "
+                      "of benchmark runs saved with --json FILE and, with --out, draw them: each "
+                      "row's ratio to its baseline against its target.")
+    report.add_argument("json_files", nargs="+", metavar="JSON", help="a file a benchmark wrote "
+                        "with --json FILE; several make one chart")
+    report.add_argument("--out", metavar="FILE", help="write the chart to FILE (.png or .svg); "
+                        'needs matplotlib: pip install "sparkjournal[chart]"')
     soak = _command(commands, "soak", f"{TOOLS}.soak.run:run",
                     "Stream events into a journal for a set time while drivers, executors and "
                     "a streaming reader are killed and maintenance runs; then check every event "
