@@ -354,12 +354,6 @@ def test_corrupt_journal_fails_export_with_one_line_and_status_1(tmp_path, capsy
     assert len(err.splitlines()) == 1 and not (tmp_path / "out.jsonl").exists()
 
 
-def test_cli_lane_names_match_the_journal_roots():
-    from sparkjournal.cli import paths
-    from sparkjournal.journal import root
-    assert paths.LANE.pattern == root.LANE.pattern
-
-
 def test_python_dash_m_sparkjournal_runs_the_same_tool():
     done = subprocess.run([sys.executable, "-m", "sparkjournal", "--help"], capture_output=True, text=True)
     assert done.returncode == 0 and "perf-journal" in done.stdout

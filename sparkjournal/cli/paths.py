@@ -11,7 +11,7 @@ import os
 
 from ..errors import UsageError
 from ..journal.datafile import is_data_file_name
-from ..journal.lanes import LANE, list_lanes  # noqa: F401 - LANE re-exported
+from ..journal.lanes import list_lanes
 from ..journal.lock import LOCK_FILE
 
 LANE_MARKERS = (LOCK_FILE, "large", "attic")
