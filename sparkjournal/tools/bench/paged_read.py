@@ -29,7 +29,7 @@ reason.
 The **paged floor** bounds what any reader that reads the tail through Python
 can reach: the same page files through ``spark.read.parquet``, unioned with
 the same tail events, only (key, amount), already decoded into one Arrow IPC
-file per lane and served by the issue-4 floor source (read.py: a minimal
+file per lane and served by the floor source of read.py (a minimal
 Python data source yielding memory-mapped batches; no journal, no CRC, no
 visibility rules). It is aggregated in the same interleaved runs.
 """
