@@ -90,6 +90,10 @@ def test_bench_report_without_matplotlib_names_the_extra_to_install(tmp_path):
     ('{"name": "commit"}', "is not a benchmark's results"),
     ('[{"name": "commit", "value": 1.0}]', "row 1 is not a benchmark's row (it lacks unit, "
                                            "baseline, ratio, target, target_of)"),
+    ('[{"name": "commit", "value": "fast", "unit": "x", "baseline": 1.0, "ratio": null, '
+     '"target": 2, "target_of": "ratio"}]', "row 1 is not a benchmark's row (value not a number)"),
+    ('[{"name": "commit", "value": 1.0, "unit": "x", "baseline": 1.0, "ratio": 1.0, '
+     '"target": 2, "target_of": "more"}]', "target_of is 'more', not one of ratio, value"),
 ])
 def test_bench_report_refuses_a_file_that_is_no_benchmark_json(tmp_path, capsys, content, message):
     bad = tmp_path / "bad.json"

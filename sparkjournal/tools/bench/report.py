@@ -70,6 +70,7 @@ class Rounds:
 REPORTED = "reported"        # BenchResult.target_of of a figure with no target
 PAIRED = "median of per-round ratios"   # the JSON's ratio_of where rounds paired the two
 JSON_KEYS = ("name", "value", "unit", "baseline", "ratio", "target", "target_of")
+TARGET_KINDS = ("ratio", "value", "max_ratio", "max_value", REPORTED)
 
 
 def skipped(name: str, unit: str, target: float, reason: str,
@@ -194,12 +195,26 @@ def read_report(path: str) -> list:
         raise UsageError(f"{path} is not a benchmark's results: a benchmark's --json FILE "
                          f"holds a non-empty list of rows")
     for index, row in enumerate(rows):
-        missing = [key for key in JSON_KEYS if not isinstance(row, dict) or key not in row]
-        if missing:
-            raise UsageError(f"{path}: row {index + 1} is not a benchmark's row (it lacks "
-                             f"{', '.join(missing)}): give the FILE a benchmark wrote with "
-                             f"--json FILE")
+        wrong = row_errors(row)
+        if wrong:
+            raise UsageError(f"{path}: row {index + 1} is not a benchmark's row ({wrong}): give "
+                             f"the FILE a benchmark wrote with --json FILE")
     return [BenchResult.from_json(row) for row in rows]
+
+
+def row_errors(row) -> str:
+    """What keeps ``row`` from being a row ``as_json`` wrote ("" when nothing)."""
+    missing = [key for key in JSON_KEYS if not isinstance(row, dict) or key not in row]
+    if missing:
+        return f"it lacks {', '.join(missing)}"
+    if row["target_of"] not in TARGET_KINDS:
+        return f"target_of is {row['target_of']!r}, not one of {', '.join(TARGET_KINDS)}"
+    numbers = ("value", "baseline", "ratio") + (() if row["target_of"] == REPORTED else ("target",))
+    bad = [key for key in numbers if row[key] is not None and
+           (isinstance(row[key], bool) or not isinstance(row[key], (int, float)))]
+    if row["target_of"] != REPORTED and row["target"] is None:
+        bad.append("target")
+    return f"{', '.join(bad)} not a number" if bad else ""
 
 
 def run(args) -> int:
