@@ -1,5 +1,4 @@
-/* Kernel AIO writer through raw syscalls (no libaio), fdatasync, and the raw
- * write+sync loop that benchmarks compare against (the loop lives in sj_rawloop.c).
+/* Kernel AIO writer through raw syscalls (no libaio), and fdatasync.
  *
  * Contract: sj_aio_write copies the caller's bytes into a reused aligned buffer
  * before it returns, so the caller may reuse its buffer at once. Writes are
@@ -219,13 +218,6 @@ int64_t sj_aio_write_sync(sj_aio *a, int fd, const char *data, size_t len, int64
         done += (size_t)n;
     }
     return datasync ? sj_fdatasync(fd) : 0;
-}
-
-int64_t sj_aio_in_flight(sj_aio *a) {
-    pthread_mutex_lock(&a->lock);
-    int64_t n = a->submitted - a->completed;
-    pthread_mutex_unlock(&a->lock);
-    return n;
 }
 
 int64_t sj_aio_max_seen(sj_aio *a) { return a->max_seen; }

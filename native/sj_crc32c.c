@@ -161,14 +161,6 @@ static void sj_crc32c_init(void) {
 #endif
 }
 
-int sj_crc32c_hw(void) {
-#if defined(__x86_64__)
-    return use_hw;
-#else
-    return 0;
-#endif
-}
-
 uint32_t sj_crc32c(uint32_t crc, const char *data, size_t len) {
     const unsigned char *p = (const unsigned char *)data;
     crc = ~crc;

@@ -41,13 +41,6 @@ uint64_t sj_gate_generation(sj_gate *gate) {
     return generation;
 }
 
-void sj_gate_advance(sj_gate *gate) {
-    pthread_mutex_lock(&gate->mutex);
-    gate->generation++;
-    pthread_cond_broadcast(&gate->moved);
-    pthread_mutex_unlock(&gate->mutex);
-}
-
 void sj_gate_advance_durable(sj_gate *gate, uint64_t durable) {
     pthread_mutex_lock(&gate->mutex);
     if (durable > gate->durable)

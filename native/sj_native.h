@@ -14,8 +14,6 @@
 /* SJ-CDEF-BEGIN */
 /* CRC-32C (Castagnoli) of data, continuing from crc (0 to start). */
 uint32_t sj_crc32c(uint32_t crc, const char *data, size_t len);
-/* 1 when the SSE4.2 instruction path is in use, 0 for the table fallback. */
-int sj_crc32c_hw(void);
 
 /* Encodes one record at buf[pos]: header, body, zero padding to 8 bytes.
  * body may already be in place at buf + pos + 40 (then it is not copied).
@@ -82,15 +80,10 @@ int64_t sj_aio_write_sync(sj_aio *aio, int fd, const char *data, size_t len, int
                           int datasync);
 /* Offset of the write that failed (the one behind a -errno), -1 if none. */
 int64_t sj_aio_error_offset(sj_aio *aio);
-/* Number of writes submitted and not yet accounted complete. */
-int64_t sj_aio_in_flight(sj_aio *aio);
 /* Most writes ever in flight at once (for tests of the max_io bound). */
 int64_t sj_aio_max_seen(sj_aio *aio);
 /* Waits for all in-flight writes, then frees everything. */
 void sj_aio_destroy(sj_aio *aio);
-/* Fails the writer with err (offset: where), as a failed queued write would;
- * the first failure stays the one reported. */
-void sj_aio_fail(sj_aio *aio, int err, int64_t offset);
 
 /* A record written alone, its checksum computed while its body is written
  * (sj_aio_alone.c). begin: waits for ring's queued writes, then submits
@@ -109,36 +102,14 @@ void sj_alone_destroy(sj_alone *w);
 /* fdatasync(fd): 0 or -errno. */
 int sj_fdatasync(int fd);
 
-/* The benchmark's baseline: an existing zero-filled file at path is written
- * bytes_per_write at a time at increasing offsets (wrapping to 0 at its end),
- * with one fdatasync after every writes_per_sync writes. use_odirect writes
- * from an aligned buffer through O_DIRECT. Returns writes done or -errno;
- * *seconds_out gets the elapsed wall time. */
-int64_t sj_raw_sync_loop(const char *path, size_t bytes_per_write, size_t writes,
-                         int use_odirect, double *seconds_out);
-int64_t sj_raw_sync_loop_grouped(const char *path, size_t bytes_per_write, size_t writes,
-                                 size_t writes_per_sync, int use_odirect,
-                                 double *seconds_out);
-/* The benchmark's group-commit floor (sj_group_floor.c): callers' bytes are
- * copied into a shared buffer that a flusher thread writes (O_DIRECT, from
- * offset 0 of an existing zero-filled file of at least capacity bytes,
- * wrapping) and fdatasyncs, with 1-4 flusher threads (so syncs in flight);
- * commit returns once a sync covered them: the
- * caller's sequence number, or -errno. Not the journal. */
-typedef struct sj_group_floor sj_group_floor;
-sj_group_floor *sj_group_floor_open(const char *path, size_t capacity, size_t align,
-                                    int flushers, int *err);
-int64_t sj_group_floor_commit(sj_group_floor *g, const char *data, size_t len);
-int64_t sj_group_floor_syncs(sj_group_floor *g);
-void sj_group_floor_close(sj_group_floor *g);
 /* The commit gate (sj_gate.c): appending threads wait here, without the GIL,
  * for the generation (count of finished flushes) to move past `seen`. */
 typedef struct sj_gate sj_gate;
 sj_gate *sj_gate_create(void);
 uint64_t sj_gate_generation(sj_gate *gate);
-void sj_gate_advance(sj_gate *gate);
 uint64_t sj_gate_wait(sj_gate *gate, uint64_t seen);
-/* advance, and raise the durable mark to durable (never lowers it). */
+/* Moves the generation on (a flush finished) and raises the durable mark to
+ * durable (never lowers it). */
 void sj_gate_advance_durable(sj_gate *gate, uint64_t durable);
 /* Waits until the durable mark reaches seq or the generation differs from
  * seen; returns the durable mark. */
@@ -171,5 +142,10 @@ int64_t sj_compact_plan(size_t n_files, const uint64_t *file_starts, const uint8
                         const uint32_t *counts, uint8_t *out_types, uint64_t *maxima,
                         uint64_t *bad);
 /* SJ-CDEF-END */
+
+/* Between the core's files only (sj_aio_alone.c fails its ring), not for Python:
+ * fails the writer with err (offset: where), as a failed queued write would;
+ * the first failure stays the one reported. */
+void sj_aio_fail(sj_aio *aio, int err, int64_t offset);
 
 #endif

@@ -38,6 +38,12 @@ class FormatVersionError(SparkJournalError):
             f"changed")
 
 
+class UsageError(SparkJournalError):
+    """A bad argument to a tool (a PATH that is no journal, a folder that does
+    not exist, an option the tool cannot use): the command line prints the
+    message and exits with status 2."""
+
+
 class JournalLockedError(SparkJournalError):
     """Another process is the writer of this journal."""
 

@@ -11,8 +11,8 @@ import sys
 
 import pytest
 
-from sparkjournal.cli.bench_jvm import refusal
-from sparkjournal.cli.bench_report import BenchResult, print_report, skipped
+from sparkjournal.tools.bench.jvm import refusal
+from sparkjournal.tools.bench.report import BenchResult, print_report, skipped
 
 KEYS = {"name", "value", "unit", "baseline", "ratio", "ratio_of", "target", "target_of", "pass",
         "detail", "skipped"}

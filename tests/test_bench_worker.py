@@ -1,4 +1,4 @@
-"""``bench read``'s measure of the Python worker's share (bench_worker.py): the
+"""``bench read``'s measure of the Python worker's share (tools/bench/worker.py): the
 stream it writes is whole, the drain keeps up, and its rows are reported."""
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ import pytest
 pytest.importorskip("pyspark")
 
 from sparkjournal import JournalSink  # noqa: E402
-from sparkjournal.cli.bench_support import REPORTED  # noqa: E402
-from sparkjournal.cli.bench_worker import (cpu_rows_per_second, drained_socket,  # noqa: E402
-                                           worker_results)
 from sparkjournal.events.commit_log import CommitLog  # noqa: E402
 from sparkjournal.events.lane_scan import LaneSlice, scan  # noqa: E402
 from sparkjournal.events.visible_events import node_lanes  # noqa: E402
+from sparkjournal.tools.bench.report import REPORTED  # noqa: E402
+from sparkjournal.tools.bench.worker import (cpu_rows_per_second, drained_socket,  # noqa: E402
+                                             worker_results)
 
 
 def test_batches_are_written_as_one_whole_arrow_stream_and_their_rows_counted():

@@ -273,7 +273,7 @@ def test_bench_journal_quick_prints_a_table_and_writes_json(tmp_path, capsys):
 
 
 def test_latency_targets_pass_at_or_below_their_bound():
-    from sparkjournal.cli.bench_support import BenchResult, render_table
+    from sparkjournal.tools.bench.report import BenchResult, render_table
     within = BenchResult("p99", 4.0, "ms", 2.0, 2.0, "max_ratio")
     over = BenchResult("p99", 4.1, "ms", 2.0, 2.0, "max_ratio")
     stall = BenchResult("stall", 120.0, "ms", 3.0, 100.0, "max_value")
@@ -283,7 +283,7 @@ def test_latency_targets_pass_at_or_below_their_bound():
 
 
 def test_reported_figures_have_no_target_and_are_not_counted_as_met(capsys):
-    from sparkjournal.cli.bench_support import REPORTED, BenchResult, print_report
+    from sparkjournal.tools.bench.report import REPORTED, BenchResult, print_report
     floor = BenchResult("floor", 3.9, "x", 1.0, 0.0, REPORTED)
     missed = BenchResult("journal", 2.0, "x", 1.0, 4.0, "ratio")
     assert floor.passed is None and floor.as_json()["target"] is None
@@ -295,7 +295,7 @@ def test_reported_figures_have_no_target_and_are_not_counted_as_met(capsys):
 
 
 def test_threads_seconds_raises_a_thread_error_after_every_thread_ended():
-    from sparkjournal.cli.bench_support import threads_seconds
+    from sparkjournal.tools.bench.support import threads_seconds
     ended = []
 
     def work(index):
@@ -352,12 +352,6 @@ def test_corrupt_journal_fails_export_with_one_line_and_status_1(tmp_path, capsy
     err = capsys.readouterr().err.strip()
     assert err.startswith("sparkjournal export: error: journal file") and f"offset {offsets[3]}" in err
     assert len(err.splitlines()) == 1 and not (tmp_path / "out.jsonl").exists()
-
-
-def test_cli_lane_names_match_the_journal_roots():
-    from sparkjournal.cli import paths
-    from sparkjournal.journal import root
-    assert paths.LANE.pattern == root.LANE.pattern
 
 
 def test_python_dash_m_sparkjournal_runs_the_same_tool():

@@ -1,19 +1,31 @@
-"""The tree's layers: format -> io -> journal -> events -> maintenance -> spark
--> soak -> cli. A module imports only its own layer and the layers below it,
-plus the shared modules at the package's top (errors, config, config_keys,
-faults, the C core), which themselves import nothing above format. Everything
-below the Spark layer must import without pyspark."""
+"""The tree's layers, bottom to top: format -> io -> journal -> events ->
+maintenance -> spark -> tools (bench/, soak/) -> cli. A module imports only its
+own layer and the layers below it, plus the shared modules at the package's top
+(errors, config, config_keys, faults, units, the C core), which themselves
+import nothing above format; each layer builds on the one right below it.
+Everything below the Spark layer must import without pyspark.
+
+tools/ is the lab (the benchmarks and the soak): nothing the product runs
+imports it, and its C floors are an extension of their own, not part of the
+C core every Spark worker loads."""
 import ast
+import importlib
 import pathlib
 import subprocess
 import sys
 
+import pytest
+
 import sparkjournal
 
 BELOW_SPARK = ("format", "io", "journal", "events", "maintenance")
-LAYERS = ("format", "io", "journal", "events", "maintenance", "spark", "soak", "cli")
-SHARED = ("errors", "config", "config_keys", "faults", "_sjnative")
+LAYERS = ("format", "io", "journal", "events", "maintenance", "spark", "tools", "cli")
+SHARED = ("errors", "config", "config_keys", "faults", "units", "_sjnative")
 ENTRY_POINTS = ("sparkjournal", "sparkjournal.__main__")
+TOOLS = ("bench", "soak")                   # the packages of the tools layer
+LAB = ("tools", "cli")                      # not the runtime: what only a person runs
+FLOOR_SYMBOLS = ("sj_group_floor_open", "sj_group_floor_commit", "sj_raw_sync_loop")
+PACKAGE = pathlib.Path(sparkjournal.__file__).parent
 
 
 def imported_modules(path: pathlib.Path, module: str) -> list[str]:
@@ -41,38 +53,106 @@ def layer(module: str) -> str:
     return parts[1] if len(parts) > 1 else ""
 
 
+def package_modules() -> list[tuple[pathlib.Path, str]]:
+    """[(file, module name)] of every module of the package but its entry points."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__")
+        if module not in ENTRY_POINTS:
+            found.append((path, module))
+    return found
+
+
+def import_edges() -> list[tuple[str, str]]:
+    """[(importing module, imported module)] over the whole package."""
+    return [(module, target) for path, module in package_modules()
+            for target in imported_modules(path, module)]
+
+
+def test_every_package_is_a_layer_and_every_layer_a_package():
+    packages = sorted(p.parent.name for p in PACKAGE.glob("*/__init__.py"))
+    assert packages == sorted(LAYERS)
+    tools = sorted(p.parent.name for p in (PACKAGE / "tools").glob("*/__init__.py"))
+    assert tools == sorted(TOOLS)
+
+
 def test_each_layer_imports_only_itself_and_the_layers_below():
-    root = pathlib.Path(sparkjournal.__file__).parent
+    for _path, module in package_modules():
+        assert layer(module) in LAYERS + SHARED, f"{module} is in no layer: add it to LAYERS or SHARED"
     upward = []
-    checked = 0
-    for path in sorted(root.rglob("*.py")):
-        module = ".".join(path.relative_to(root.parent).with_suffix("").parts).removesuffix(".__init__")
-        if module in ENTRY_POINTS:
-            continue
-        mine = layer(module)
-        assert mine in LAYERS or mine in SHARED, f"{module} is in no layer: add it to LAYERS or SHARED"
-        for target in imported_modules(path, module):
-            theirs = layer(target)
-            checked += 1
-            if mine in SHARED:
-                allowed = theirs in SHARED or theirs == "format"
-            else:
-                allowed = theirs in SHARED or (theirs in LAYERS and
-                                               LAYERS.index(theirs) <= LAYERS.index(mine))
-            if not allowed:
-                upward.append(f"{module} imports {target}")
-    assert checked > 300, f"only {checked} imports found: the scan is broken"
+    edges = import_edges()
+    for module, target in edges:
+        mine, theirs = layer(module), layer(target)
+        if mine in SHARED:
+            allowed = theirs in SHARED or theirs == "format"
+        else:
+            allowed = theirs in SHARED or (theirs in LAYERS and
+                                           LAYERS.index(theirs) <= LAYERS.index(mine))
+        if not allowed:
+            upward.append(f"{module} imports {target}")
+    assert len(edges) > 300, f"only {len(edges)} imports found: the scan is broken"
     assert upward == [], "imports against the layer order:\n" + "\n".join(upward)
 
 
-def modules_below_spark() -> list[str]:
-    package = pathlib.Path(sparkjournal.__file__).parent
-    found = []
-    for layer in BELOW_SPARK:
-        for path in sorted((package / layer).glob("*.py")):
-            name = path.stem
-            found.append(f"sparkjournal.{layer}" + ("" if name == "__init__" else f".{name}"))
+def test_each_layer_builds_on_the_one_right_below_it():
+    """The order is the real one, not merely allowed: every layer imports the
+    layer below it (the command line reaches tools/ through its command table,
+    imported by name only when a bench or the soak runs)."""
+    used = {(layer(module), layer(target)) for module, target in import_edges()}
+    pairs = list(zip(LAYERS[1:], LAYERS))
+    assert [pair for pair in pairs if pair not in used] == [("cli", "tools")]
+    from sparkjournal.cli.main import TOOLS as TOOL_TARGETS, build_parser
+    targets = tool_targets(build_parser())
+    assert {target.split(":")[0].split(".")[2] for target in targets} == set(TOOLS)
+    for target in targets:
+        module_name, function = target.split(":")
+        assert module_name.startswith(TOOL_TARGETS + ".")
+        assert callable(getattr(importlib.import_module(module_name), function)), target
+
+
+def tool_targets(parser) -> set[str]:
+    """The targets (``module:function``) of every command and bench that runs tools/."""
+    found = set()
+    for action in parser._subparsers._group_actions:
+        for command in action.choices.values():
+            target = command.get_default("target")
+            if target and target.startswith("sparkjournal.tools."):
+                found.add(target)
+            if command._subparsers is not None:
+                found |= tool_targets(command)
     return found
+
+
+def runtime_modules() -> list[str]:
+    """Every module of the product: all but tools/, the command line and the entry points."""
+    return [module for _path, module in package_modules() if layer(module) not in LAB]
+
+
+def test_the_runtime_never_imports_the_tools():
+    static = [f"{module} imports {target}" for module, target in import_edges()
+              if layer(module) not in LAB and layer(target) == "tools"]
+    assert static == []
+    modules = runtime_modules() + [module for _path, module in package_modules()
+                                   if layer(module) == "cli"]
+    assert "sparkjournal.spark.sink" in modules and "sparkjournal.cli.verify" in modules
+    script = ("import sys\n" + "".join(f"import {m}\n" for m in modules) +
+              "print(','.join(sorted(m for m in sys.modules if m.startswith('sparkjournal.tools'))))\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "", f"the runtime and the command line load: {result.stdout}"
+
+
+def test_the_c_core_holds_none_of_the_benchmarks_floors():
+    core = pytest.importorskip("sparkjournal._sjnative", reason="the C core is not built")
+    assert [name for name in FLOOR_SYMBOLS if hasattr(core.lib, name)] == []
+    binary = pathlib.Path(core.__file__).read_bytes()
+    assert [name for name in FLOOR_SYMBOLS if name.encode() in binary] == []
+    floors = pytest.importorskip("sparkjournal.tools.bench._sjfloors",
+                                 reason="the benchmarks' C floors are not built")
+    assert all(hasattr(floors.lib, name) for name in FLOOR_SYMBOLS)
+
+
+def modules_below_spark() -> list[str]:
+    return [module for _path, module in package_modules() if layer(module) in BELOW_SPARK]
 
 
 def test_nothing_below_the_spark_layer_imports_pyspark():

@@ -10,9 +10,9 @@ import json
 import os
 
 from ..config import load_config
+from ..errors import UsageError
 from ..maintenance.lane_maintenance import maintain_lane
 from ..maintenance.root_maintenance import maintain_path, summary, summary_line
-from .paths import UsageError
 
 
 def options_of(pairs: list[str]) -> dict:

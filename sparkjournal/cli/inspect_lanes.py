@@ -36,8 +36,8 @@ from ..journal.journal import JournalSnapshot
 from ..journal.loader import ATTIC, load
 from ..journal.state import V_FILE, V_LARGE, V_LEN
 from ..maintenance.paging import page_files, requested_pages
+from ..units import human_bytes, percent, plural
 from .paths import find_lanes, folder_listing, lock_holder
-from .units import human_bytes, percent, plural
 
 LISTED_BODIES = 20        # text output lists this many large bodies; --json lists all
 

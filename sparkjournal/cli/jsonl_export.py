@@ -24,12 +24,12 @@ import json
 import os
 import sys
 
-from ..errors import SparkJournalError
+from ..errors import SparkJournalError, UsageError
 from ..format import layout
 from ..journal.journal import Journal
 from ..journal.records import Record
-from ..journal.root import LANE, lane_name
-from .paths import UsageError, find_lanes, is_lane_folder, root_lanes
+from ..journal.lanes import LANE, lane_name
+from .paths import find_lanes, is_lane_folder, root_lanes
 
 FORMAT = "sparkjournal-export"
 VERSION = 1

@@ -13,10 +13,10 @@ import importlib
 import sys
 import warnings
 
-from ..errors import ConfigError, SparkJournalError
-from .paths import UsageError
+from ..errors import ConfigError, SparkJournalError, UsageError
 
 PROG = "sparkjournal"
+TOOLS = "sparkjournal.tools"   # the benchmarks and the soak: targets named in full
 
 
 class _Parser(argparse.ArgumentParser):
@@ -108,7 +108,14 @@ def build_parser() -> argparse.ArgumentParser:
                       "1,000; 60 with --quick)")
     for spark_bench in (sink, read):
         spark_bench.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
-    soak = _command(commands, "soak", "soak:run",
+    report = _command(benches, "report", f"{TOOLS}.bench.report:run", "Print again the tables "
+                      "of benchmark runs saved with --json FILE and, with --out, draw them: each "
+                      "row's ratio to its baseline against its target.")
+    report.add_argument("json_files", nargs="+", metavar="JSON", help="a file a benchmark wrote "
+                        "with --json FILE; several make one chart")
+    report.add_argument("--out", metavar="FILE", help="write the chart to FILE (.png or .svg); "
+                        'needs matplotlib: pip install "sparkjournal[chart]"')
+    soak = _command(commands, "soak", f"{TOOLS}.soak.run:run",
                     "Stream events into a journal for a set time while drivers, executors and "
                     "a streaming reader are killed and maintenance runs; then check every event "
                     "landed exactly once in the journal, the batch reader and the reader's output.")
@@ -147,7 +154,7 @@ def _maintenance(commands, name: str, summary: str) -> None:
 
 def _bench(benches, name: str, summary: str):
     """A benchmark command with the options every benchmark has."""
-    command = _command(benches, name, f"bench_{name}:run", summary)
+    command = _command(benches, name, f"{TOOLS}.bench.{name}:run", summary)
     command.add_argument("--dir", metavar="DIR", help="folder on the disk to measure (default: "
                          "a temporary folder in the system temp dir, removed afterwards)")
     command.add_argument("--json", metavar="FILE", help="also write the results as a JSON list")
@@ -183,7 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning
-            module = importlib.import_module(f"{__package__}.{module_name}")
+            module = importlib.import_module(module_name if module_name.startswith(f"{TOOLS}.")
+                                             else f"{__package__}.{module_name}")
             return int(getattr(module, function_name)(args) or 0)
     except (UsageError, ConfigError) as error:
         return _fail(where, error, 2)

@@ -16,14 +16,13 @@ import time
 from pyspark.errors import PySparkException
 
 from ..config import load_config
-from ..errors import ConfigError, SparkJournalError
+from ..errors import ConfigError, SparkJournalError, UsageError
 from ..maintenance.lane_maintenance import maintain_lane, page_pass
 from ..maintenance.root_maintenance import page_summary_line, summary, summary_line
 from ..spark.job_args import add_journal_arguments, check_journal_arguments, session
 from ..spark.lane_jobs import run_on_lanes
 from .compact import options_of, write_reports
 from .main import FORCE_HELP
-from .paths import UsageError
 
 
 @dataclasses.dataclass(frozen=True)

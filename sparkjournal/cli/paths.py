@@ -1,5 +1,5 @@
-"""Turning a command-line PATH into the lanes it names, and the one error type
-that means "the command line was wrong" (exit status 2).
+"""Turning a command-line PATH into the lanes it names (a wrong one is a
+UsageError: exit status 2).
 
 A PATH is either a journal root (a folder holding ``lane-NNN`` folders) or one
 lane folder (holding ``data-*.sjd`` files, ``journal.lock``, ``large/``...).
@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import os
 
+from ..errors import UsageError
 from ..journal.datafile import is_data_file_name
-from ..journal.lanes import LANE, list_lanes  # noqa: F401 - LANE re-exported
+from ..journal.lanes import list_lanes
 from ..journal.lock import LOCK_FILE
 
 LANE_MARKERS = (LOCK_FILE, "large", "attic")
-
-
-class UsageError(Exception):
-    """A bad argument: the tool prints the message and exits with status 2."""
 
 
 def is_lane_folder(path: str) -> bool:

@@ -18,11 +18,11 @@ import sys
 import time
 
 from ..config import load_config
+from ..errors import UsageError
+from ..io.device import block_device_of
 from ..io.files_io import create_zero_filled
 from ..io.probe import choose_factory
-from .device import block_device_of
-from .paths import UsageError
-from .units import config_time
+from ..units import config_time
 
 WRITE_SIZE = 4096
 PERF_FILE = ".sj-perf-journal.dat"

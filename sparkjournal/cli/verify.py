@@ -49,8 +49,8 @@ from ..journal.journal import JournalSnapshot
 from ..journal.loader import load, own_record_at
 from ..journal.state import V_FILE, V_LARGE, V_OFFSET
 from ..maintenance.paging import page_files, requested_pages
+from ..units import human_bytes, percent, plural
 from .paths import find_lanes
-from .units import human_bytes, percent, plural
 
 
 @dataclasses.dataclass

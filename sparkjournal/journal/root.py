@@ -12,7 +12,7 @@ import os
 from ..config import JournalConfig, load_config
 from ..errors import SparkJournalError
 from .journal import Journal, JournalSnapshot
-from .lanes import LANE, lane_name, list_lanes  # noqa: F401 - LANE re-exported
+from .lanes import lane_name, list_lanes
 from ..io.modes import make_dir, make_dirs, use_config_modes
 from .inside import refuse_link
 from .lock import LaneLock

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "sj_native.h"
+#include "sj_floors.h"
 
 #define SJ_FLOOR_MAX_FLUSHERS 4
 

@@ -1,7 +1,7 @@
 """The soak's streaming writer: generated events into a journal root through
 JournalSink, one micro-batch a second.
 
-    python -m sparkjournal.soak.writer_child --root R --checkpoint C --master M
+    python -m sparkjournal.tools.soak.writer_child --root R --checkpoint C --master M
         --rows N [--until-batch B]
 
 Event ids are predictable: batch b holds ids b*N .. b*N+N-1 (rate-micro-batch),
@@ -16,9 +16,9 @@ import sys
 
 from pyspark.sql import functions as F
 
-from ..events.commit_log import CommitLog, default_log_uri
-from ..spark.sink import JournalSink
-from ..spark.query_stop import stop_between_batches
+from ...events.commit_log import CommitLog, default_log_uri
+from ...spark.sink import JournalSink
+from ...spark.query_stop import stop_between_batches
 from .session import exit_status, soak_session
 
 QUERY = "soak"

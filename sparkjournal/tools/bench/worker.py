@@ -27,8 +27,8 @@ import time
 
 import pyarrow as pa
 
-from ..events.lane_scan import LaneSlice, scan
-from .bench_support import REPORTED, BenchResult, Rounds
+from ...events.lane_scan import LaneSlice, scan
+from .report import REPORTED, BenchResult, Rounds
 
 # The child drains its end of the socket until the parent closes it.
 _DRAIN = ("import socket, sys\n"

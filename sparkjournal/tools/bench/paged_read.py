@@ -2,7 +2,7 @@
 journal whose events are mostly paged, against plain Spark parquet of the same
 events, measured side by side in one run.
 
-The same events (bench_read's: id, ts, 16-char key, 200-char payload, amount)
+The same events (read.py's: id, ts, 16-char key, 200-char payload, amount)
 land once through the ``sparkjournal`` format writer and once as parquet written
 by Spark. Every lane is then paged with page files of 64 MiB, as many as fit in
 nine tenths of its bytes (``maxSizeBytes`` set so), so most of the events (the
@@ -18,7 +18,7 @@ columns=["key", "amount"])``, which gives the journal the same pruning (page
 files by Spark's reader, the tail by the lane tasks). Target (issue 5): the
 locality-aware read's aggregation at least 0.8 of parquet's rows/s.
 
-The **JVM reader** (bench_jvm.py): the session loads the connector's jar when
+The **JVM reader** (jvm.py): the session loads the connector's jar when
 there is one, the format reader above is then read as ``sparkjournal-python``
 and ``spark.read.format("sparkjournal")`` is the JVM reader, whose default
 read is measured against parquet (aggregation: target 0.9). While it refuses
@@ -29,7 +29,7 @@ reason.
 The **paged floor** bounds what any reader that reads the tail through Python
 can reach: the same page files through ``spark.read.parquet``, unioned with
 the same tail events, only (key, amount), already decoded into one Arrow IPC
-file per lane and served by the issue-4 floor source (bench_read: a minimal
+file per lane and served by the floor source of read.py (a minimal
 Python data source yielding memory-mapped batches; no journal, no CRC, no
 visibility rules). It is aggregated in the same interleaved runs.
 """
@@ -38,15 +38,14 @@ from __future__ import annotations
 import logging
 import os
 
-from ..config import load_config
-from ..events.commit_log import default_log_uri
-from ..events.visible_events import node_lanes
-from ..journal.lock import LaneLock
-from ..maintenance.lane_size import lane_bytes
-from ..maintenance.lane_maintenance import page_pass
-from .bench_jvm import JvmBench, refusal
-from .bench_report import skipped
-from .bench_support import REPORTED
+from ...config import load_config
+from ...events.commit_log import default_log_uri
+from ...events.visible_events import node_lanes
+from ...journal.lock import LaneLock
+from ...maintenance.lane_size import lane_bytes
+from ...maintenance.lane_maintenance import page_pass
+from .jvm import JvmBench, refusal
+from .report import REPORTED, skipped
 
 PAGE_SIZE = 64 << 20
 PAGED_SHARE = 0.9                    # at most this share of a lane's bytes is paged
@@ -83,9 +82,9 @@ def _page_mostly(journal: str, log) -> tuple[int, int]:
 
 
 def section_paged_read(bench) -> list:
-    from .bench_read import (FLOOR_SOURCE, _aggregate, _events, _floor_source, _rounds, _scan,
+    from .read import (FLOOR_SOURCE, _aggregate, _events, _floor_source, _rounds, _scan,
                              journal_as_ipc)
-    from ..spark.locality import read
+    from ...spark.locality import read
     logging.getLogger("py4j").setLevel(logging.CRITICAL)
     rows = bench.sizes["paged_rows"]
     journal, parquet = (os.path.join(bench.directory, n) for n in ("paged-journal", "paged-parquet"))

@@ -7,12 +7,18 @@
   measured here (``skipped``: no JVM reader, a reader that refuses the data)
   keeps its name and target and says why, so tables and JSON have the same
   rows in every run.
+* ``print_report`` writes a run's rows as a JSON list, ``read_report`` reads
+  one back, and ``run`` is ``sparkjournal bench report JSON... [--out FILE]``:
+  the tables of earlier runs again, and their chart (chart.py).
 """
 from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import statistics
+
+from ...errors import UsageError
 
 
 class Rounds:
@@ -62,6 +68,9 @@ class Rounds:
 
 
 REPORTED = "reported"        # BenchResult.target_of of a figure with no target
+PAIRED = "median of per-round ratios"   # the JSON's ratio_of where rounds paired the two
+JSON_KEYS = ("name", "value", "unit", "baseline", "ratio", "target", "target_of")
+TARGET_KINDS = ("ratio", "value", "max_ratio", "max_value", REPORTED)
 
 
 def skipped(name: str, unit: str, target: float, reason: str,
@@ -108,18 +117,26 @@ class BenchResult:
             return False
         return measured <= self.target if self.target_of.startswith("max_") else measured >= self.target
 
+    @classmethod
+    def from_json(cls, row: dict) -> "BenchResult":
+        """The row ``as_json`` wrote, its figures as rounded there."""
+        return cls(row["name"], row["value"], row["unit"], row["baseline"],
+                   0.0 if row["target_of"] == REPORTED else row["target"], row["target_of"],
+                   row.get("detail") or "",
+                   row["ratio"] if row.get("ratio_of") == PAIRED else None,
+                   row.get("skipped") or "")
+
     def as_json(self) -> dict:
         return {"name": self.name,
                 "value": None if self.value is None else round(self.value, 3), "unit": self.unit,
                 "baseline": None if self.baseline is None else round(self.baseline, 3),
                 "ratio": None if self.ratio is None else round(self.ratio, 4),
-                "ratio_of": "median of per-round ratios" if self.paired is not None
-                else "value / baseline",
+                "ratio_of": PAIRED if self.paired is not None else "value / baseline",
                 "target": None if self.reported else self.target, "target_of": self.target_of,
                 "pass": self.passed, "detail": self.detail, "skipped": self.skipped or None}
 
 
-def _number(value: float | None) -> str:
+def figure_text(value: float | None) -> str:
     if value is None:
         return "-"
     return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}"
@@ -130,8 +147,8 @@ def render_table(results: list) -> str:
     for r in results:
         bound = "<=" if r.target_of.startswith("max_") else ">="
         target = ("-" if r.reported else f"{bound} {r.target:g}x" if r.target_of.endswith("ratio")
-                  else f"{bound} {_number(r.target)}")
-        rows.append((r.name, _number(r.value), r.unit, _number(r.baseline),
+                  else f"{bound} {figure_text(r.target)}")
+        rows.append((r.name, figure_text(r.value), r.unit, figure_text(r.baseline),
                      "-" if r.ratio is None else f"{r.ratio:.2f}", target,
                      "SKIP" if r.skipped else "" if r.reported else "PASS" if r.passed else "MISS"))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
@@ -160,3 +177,61 @@ def print_report(results: list, json_path: str | None, footer: str = "") -> None
         with open(json_path, "w", encoding="utf-8") as handle:
             json.dump([r.as_json() for r in results], handle, indent=2)
             handle.write("\n")
+
+
+def read_report(path: str) -> list:
+    """The rows a benchmark's ``--json FILE`` holds; UsageError naming the file
+    and what is wrong when it is missing or not such a list."""
+    if not os.path.isfile(path):
+        raise UsageError(f"{path} does not exist or is not a file: give the FILE a benchmark "
+                         f"wrote with --json FILE")
+    with open(path, encoding="utf-8") as handle:
+        try:
+            rows = json.load(handle)
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise UsageError(f"{path} is not JSON ({error}): give the FILE a benchmark wrote "
+                             f"with --json FILE") from None
+    if not isinstance(rows, list) or not rows:
+        raise UsageError(f"{path} is not a benchmark's results: a benchmark's --json FILE "
+                         f"holds a non-empty list of rows")
+    for index, row in enumerate(rows):
+        wrong = row_errors(row)
+        if wrong:
+            raise UsageError(f"{path}: row {index + 1} is not a benchmark's row ({wrong}): give "
+                             f"the FILE a benchmark wrote with --json FILE")
+    return [BenchResult.from_json(row) for row in rows]
+
+
+def row_errors(row) -> str:
+    """What keeps ``row`` from being a row ``as_json`` wrote ("" when nothing)."""
+    missing = [key for key in JSON_KEYS if not isinstance(row, dict) or key not in row]
+    if missing:
+        return f"it lacks {', '.join(missing)}"
+    if row["target_of"] not in TARGET_KINDS:
+        return f"target_of is {row['target_of']!r}, not one of {', '.join(TARGET_KINDS)}"
+    numbers = ("value", "baseline", "ratio") + (() if row["target_of"] == REPORTED else ("target",))
+    bad = [key for key in numbers if row[key] is not None and
+           (isinstance(row[key], bool) or not isinstance(row[key], (int, float)))]
+    if row["target_of"] != REPORTED and row["target"] is None:
+        bad.append("target")
+    return f"{', '.join(bad)} not a number" if bad else ""
+
+
+def run(args) -> int:
+    """``sparkjournal bench report JSON... [--out FILE]``: each file's table as
+    its benchmark printed it, and with --out their chart. A missing chart
+    library or a bad file is reported before anything is printed."""
+    if args.out:
+        from .chart import check_chart_path, draw_chart
+        check_chart_path(args.out)
+    reports = [(path, read_report(path)) for path in args.json_files]
+    for index, (path, results) in enumerate(reports):
+        if index:
+            print()
+        print(path)
+        print_report(results, None)
+    if args.out:
+        draw_chart(reports, args.out)
+        print(f"\nchart of {len(reports)} report{'s' if len(reports) > 1 else ''} "
+              f"written to {args.out}")
+    return 0

@@ -16,7 +16,7 @@ streaming query with its own checkpoint:
 Rows/s is the sum of numInputRows over the sum of triggerExecution times of the
 batches after the first (warm-up), from each query's progress reports. Runs are
 interleaved (journal, parquet, noop, floor, journal, ...); values are medians
-and ratios the medians of per-round ratios (bench_support.Rounds). All
+and ratios the medians of per-round ratios (report.Rounds). All
 queries use the same checkpoint file manager (the one without a process per
 file). A benchmark, never a test: nothing here asserts a time.
 """
@@ -28,8 +28,9 @@ import shutil
 import statistics
 import time
 
-from .bench_support import Rounds, bench_log, print_report, work_folder
-from ..spark.tool_session import tool_session
+from ...spark.tool_session import tool_session
+from .report import Rounds, print_report
+from .support import bench_log, work_folder
 
 REPEATS = 3
 FULL = {1_000: 25, 100_000: 6, 1_000_000: 4}      # rows per batch: batches per run
@@ -68,7 +69,7 @@ def _arrow_floor(df, batch_id) -> None:
 
 def run_one(spark, contender: str, rows: int, batches: int, work: str, run_no: int):
     """(rows/s, per-batch ms list, JournalSink or None) of one streaming run."""
-    from ..spark.sink import JournalSink
+    from ...spark.sink import JournalSink
     name = f"{contender}-{rows}-{run_no}"
     writer = (_events(spark, rows).writeStream.trigger(processingTime="0 seconds")
               .option("checkpointLocation", os.path.join(work, name, "checkpoint")))

@@ -3,7 +3,7 @@ enough for local-cluster[2,1,1024] and no console progress bars in the logs),
 and a child driver's exit status."""
 from __future__ import annotations
 
-from ..spark.tool_session import tool_session
+from ...spark.tool_session import tool_session
 
 
 def soak_session(master: str, name: str):

@@ -1,4 +1,4 @@
-"""The soak: a streaming job under fire (``sparkjournal soak``, cli/soak.py).
+"""The soak: a streaming job under fire (``sparkjournal soak``, run.py).
 
 writer_child.py and follower_child.py are the two Spark drivers it starts, kills
 and restarts; processes.py starts and kills them; verdict.py checks, at the end,

@@ -23,8 +23,8 @@ import sys
 import tempfile
 import time
 
-from ..soak.processes import Driver, kill_one_executor
-from ..soak import verdict
+from .processes import Driver, kill_one_executor
+from . import verdict
 
 # Data files small enough that a few minutes of events fill many, so compaction
 # and reclaim have work; every driver and maintenance pass reads it.
@@ -76,7 +76,7 @@ class Soak:
                 "--master", self.args.master, "--rows", str(self.args.rows_per_batch)]
         if until_batch is not None:
             args += ["--until-batch", str(until_batch)]
-        writer = self._start("sparkjournal.soak.writer_child", args)
+        writer = self._start("sparkjournal.tools.soak.writer_child", args)
         writer.decided_at_start = len(verdict.decided_batches(self.root))
         return writer
 
@@ -95,7 +95,7 @@ class Soak:
     def start_follower(self, available_now: bool = False) -> Driver:
         args = ["--root", self.root, "--checkpoint", os.path.join(self.data, "follower-checkpoint"),
                 "--out", os.path.join(self.data, "follower-out")]
-        return self._start("sparkjournal.soak.follower_child",
+        return self._start("sparkjournal.tools.soak.follower_child",
                            args + (["--available-now"] if available_now else []))
 
     def _next(self, kind: str) -> float:
@@ -150,8 +150,8 @@ class Soak:
     def delete_some(self) -> None:
         """Deletes the DELETE_PREDICATE events of every decided batch (after the
         writer drained: of every batch)."""
-        from .. import delete
-        from ..soak.session import soak_session
+        from ... import delete
+        from .session import soak_session
         if self.spark is None:
             self.spark = soak_session("local[1]", "sparkjournal-soak-deletes")
         batches = verdict.decided_batches(self.root)
@@ -196,7 +196,7 @@ class Soak:
             raise RuntimeError(f"the draining reader failed:\n{follower.tail()}")
 
     def verdicts(self) -> tuple[int, list]:
-        from ..soak.session import soak_session
+        from .session import soak_session
         generated = verdict.generated_events(self.root, self.args.rows_per_batch)
         found = [verdict.judge("journal", verdict.journal_ids(self.root), generated)]
         spark = self.spark or soak_session("local[1]", "sparkjournal-soak-verdict")

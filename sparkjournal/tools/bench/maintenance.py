@@ -20,7 +20,7 @@ Each is a function ``(MaintenanceBench) -> list[BenchResult]``:
   commit (a roll that reloads after a compaction swap included). Targets, ours
   (the issue names none): p99 at most 2x the plain p99, no stall above 100 ms.
 
-* ``paged_read`` (bench_paged_read.py, on local Spark): a journal whose events
+* ``paged_read`` (paged_read.py, on local Spark): a journal whose events
   are ~90 % paged, aggregated and scanned through ``sparkjournal.read`` (page
   files by Spark's Parquet reader) and the format reader, against Spark parquet
   of the same events. Target: the aggregation at least 0.8 of parquet's rows/s.
@@ -38,12 +38,13 @@ import sys
 import tempfile
 import time
 
-from ..io.files_io import fsync_dir
-from ..journal.journal import Journal
-from ..maintenance.compactor import compact_lane
-from .bench_paged_read import section_paged_read
-from .bench_support import BenchResult, run_cases
-from .units import human_bytes
+from ...io.files_io import fsync_dir
+from ...journal.journal import Journal
+from ...maintenance.compactor import compact_lane
+from ...units import human_bytes
+from .paged_read import section_paged_read
+from .report import BenchResult
+from .support import run_cases
 
 REPEATS = 3
 MIB = 1 << 20

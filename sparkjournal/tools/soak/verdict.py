@@ -17,8 +17,8 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 
-from ..events.commit_log import CommitLog, default_log_uri
-from ..events.visible_events import read_table
+from ...events.commit_log import CommitLog, default_log_uri
+from ...events.visible_events import read_table
 from .writer_child import QUERY
 
 

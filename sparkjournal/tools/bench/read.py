@@ -17,29 +17,29 @@ Events: (long id, timestamp, 16-character key of 1,000 distinct values,
   which the floor does not use. The default read is also measured against the
   floor over IPC files of that read's own 11 columns, so that both hand Spark
   the same columns.
-* The **JVM reader** (bench_jvm.py): when the connector's jar can be had
+* The **JVM reader** (jvm.py): when the connector's jar can be had
   (``jvm_build``), the session loads it, ``format("sparkjournal")`` is the
   JVM batch reader and the Python source is read as ``sparkjournal-python``.
   Its default read (every column; Spark prunes the aggregation to key and
   amount) is measured in the same rounds, against parquet (target 1.0) and
   against the Python source's default read. Without a jar its rows are
   printed as skipped, with the reason.
-* Many small batches (bench_read_streams.py; ``--small-batches``, 0 leaves
+* Many small batches (read_streams.py; ``--small-batches``, 0 leaves
   them out): a stream of ``small`` micro-batches of 1k rows landed by
   JournalSink and by Spark's exactly-once parquet sink from the same source;
   then the same aggregation over each, the journal by the Python source
   (target 1.5) and by the JVM reader (target 5).
 * The Python worker's share of the event-column read, without Spark
-  (bench_worker.py): the journal against the floor, and what smaller batches
+  (worker.py): the journal against the floor, and what smaller batches
   and the CRC checks each cost.
-* Streaming catch-up (bench_read_streams.py): ``readStream`` with availableNow
+* Streaming catch-up (read_streams.py): ``readStream`` with availableNow
   over the large backlog (the Python streaming source, jar or not), the
   journal against Spark's file stream source over the parquet copy: whole
   queries, and their micro-batches alone (Spark's triggerExecution).
 
 Every measurement runs in ``--repeats`` interleaved rounds (default
 ``REPEATS``) after a warm-up; values are medians, and each ratio is the median
-of the per-round ratios (bench_support.Rounds).
+of the per-round ratios (report.Rounds).
 
 A benchmark, never a test: nothing asserts a time.
 """
@@ -53,16 +53,17 @@ import time
 
 import pyarrow as pa
 
-from ..events.lane_scan import scan, spark_facing
-from ..events.pruning import Predicate
-from ..events.read_columns import full_schema
-from ..spark.datasource import JournalDataSource
-from ..spark.page_read import plan_pages
-from ..spark.reader import JournalReader
-from .bench_jvm import JvmBench
-from .bench_read_streams import catch_up_results, small_batch_results
-from .bench_support import REPORTED, BenchResult, Rounds, bench_log, print_report, work_folder
-from .bench_worker import ipc_batches, worker_results, write_batches
+from ...events.lane_scan import scan, spark_facing
+from ...events.pruning import Predicate
+from ...events.read_columns import full_schema
+from ...spark.datasource import JournalDataSource
+from ...spark.page_read import plan_pages
+from ...spark.reader import JournalReader
+from .jvm import JvmBench
+from .read_streams import catch_up_results, small_batch_results
+from .report import REPORTED, BenchResult, Rounds, print_report
+from .support import bench_log, work_folder
+from .worker import ipc_batches, worker_results, write_batches
 
 REPEATS = 7
 FULL = {"rows": 2_000_000, "small": 1_000}
@@ -250,7 +251,7 @@ def _jvm_rows(bench: JvmBench, rounds: Rounds, query: str, rows: int) -> list[Be
 
 def _worker_share(journal: str, ipc: str, repeats: int, log) -> list[BenchResult]:
     """The Python worker's share of the event-column read, without Spark
-    (bench_worker.py): the journal's first lane against the first floor file."""
+    (worker.py): the journal's first lane against the first floor file."""
     read_options, log_uri, stored = JournalDataSource({"path": journal})._read_setup()
     lane = JournalReader(journal, log_uri, stored, read_options.journal).partitions()[0].slice
     columns = pa.schema([field.with_nullable(True) for field in stored])   # as the floor's

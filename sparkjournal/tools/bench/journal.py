@@ -2,7 +2,7 @@
 measured in one run, in one folder (so on one disk), and printed as ratios.
 
 Honesty rules every case follows:
-* the raw loop (bench_support.raw_sync_seconds) writes the same bytes per sync
+* the raw loop (support.raw_sync_seconds) writes the same bytes per sync
   the journal writes: a record of a B-byte body is align8(40 + B) bytes, padded
   to the 512-byte block, so a 4 KiB commit writes 4608 bytes and a 64 KiB one
   66048;
@@ -28,13 +28,13 @@ import time
 
 import pyarrow as pa
 
-from ..format import layout
-from ..journal.journal import Journal
-from ..journal.batch import ipc_bytes
-from .bench_support import (REPORTED, BenchResult, Rounds, crc_files_seconds,
-                            group_floor_commits_per_second, raw_sync_seconds, require_native,
-                            run_cases, threads_seconds)
-from .units import human_bytes
+from ...format import layout
+from ...journal.batch import ipc_bytes
+from ...journal.journal import Journal
+from ...units import human_bytes
+from .report import REPORTED, BenchResult, Rounds
+from .support import (crc_files_seconds, group_floor_commits_per_second, raw_sync_seconds,
+                      require_native, run_cases, threads_seconds)
 
 REPEATS = 5                  # interleaved rounds per case: single rounds differ by ±10 % here
 BACKENDS = ("ASYNCIO", "NIO")
@@ -185,9 +185,9 @@ def case_threads(bench: Bench) -> list:
         results.append(rounds.result(
             f"threads_8x1k floor, {flushers} sync{'s' if flushers > 1 else ''} in flight",
             f"floor {flushers}", "ASYNCIO 1", "commits/s", 0.0, REPORTED,
-            "the same 8 Python threads through a minimal C group commit (native/sj_group_floor.c: "
-            "no records, no journal state, no Python after the call, flusher threads that never "
-            "need the GIL) vs the journal's one ASYNCIO writer: what the 4x target can get from "
+            "the same 8 Python threads through a minimal C group commit "
+            "(native/floors/sj_group_floor.c: no records, no journal state, no Python after the "
+            "call, flusher threads that never need the GIL) vs the journal's one ASYNCIO writer: what the 4x target can get from "
             "Python threads on this machine"))
     return results
 

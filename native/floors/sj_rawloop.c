@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "sj_native.h"
+#include "sj_floors.h"
 
 static double now_seconds(void) {
     struct timespec t;
@@ -16,11 +16,10 @@ static double now_seconds(void) {
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-int64_t sj_raw_sync_loop_grouped(const char *path, size_t bytes_per_write, size_t writes,
-                                 size_t writes_per_sync, int use_odirect,
-                                 double *seconds_out) {
+int64_t sj_raw_sync_loop(const char *path, size_t bytes_per_write, size_t writes,
+                         int use_odirect, double *seconds_out) {
     *seconds_out = 0;
-    if (bytes_per_write == 0 || writes_per_sync == 0)
+    if (bytes_per_write == 0)
         return -EINVAL;
     int fd = open(path, O_RDWR | (use_odirect ? O_DIRECT : 0));
     if (fd < 0)
@@ -47,11 +46,9 @@ int64_t sj_raw_sync_loop_grouped(const char *path, size_t bytes_per_write, size_
             break;
         }
         offset += (off_t)bytes_per_write;
-        if ((i + 1) % writes_per_sync == 0 || i + 1 == writes) {
-            if (fdatasync(fd) < 0) {
-                result = -errno;
-                break;
-            }
+        if (fdatasync(fd) < 0) {
+            result = -errno;
+            break;
         }
         result = (int64_t)(i + 1);
     }
@@ -59,9 +56,4 @@ int64_t sj_raw_sync_loop_grouped(const char *path, size_t bytes_per_write, size_
     free(buf);
     close(fd);
     return result;
-}
-
-int64_t sj_raw_sync_loop(const char *path, size_t bytes_per_write, size_t writes,
-                         int use_odirect, double *seconds_out) {
-    return sj_raw_sync_loop_grouped(path, bytes_per_write, writes, 1, use_odirect, seconds_out);
 }

@@ -1,4 +1,4 @@
-"""The streaming cases of ``sparkjournal bench read`` (bench_read.py):
+"""The streaming cases of ``sparkjournal bench read`` (read.py):
 
 * many small batches: a stream of ``small`` micro-batches of 1k rows landed by
   JournalSink (driver-written small batches, ``smallBatchRows``, where the sink
@@ -16,7 +16,7 @@ import shutil
 import statistics
 import time
 
-from .bench_report import REPORTED, BenchResult, Rounds
+from .report import REPORTED, BenchResult, Rounds
 
 SMALL_BATCH_ROWS = 10_000          # the sink's smallBatchRows where it allows them (local mode)
 SMALL_TARGET, SMALL_JVM_TARGET = 1.5, 5.0
@@ -30,8 +30,8 @@ def _local_mode(master: str) -> bool:
 def land_small_stream(spark, work: str, batches: int, master: str) -> tuple[str, str]:
     """One rate-micro-batch stream of 1k-row batches landed twice, by JournalSink
     and by the parquet sink (two queries over the same deterministic source)."""
-    from ..spark.sink import JournalSink
-    from .bench_read import _events
+    from ...spark.sink import JournalSink
+    from .read import _events
     sink_options = {"smallBatchRows": SMALL_BATCH_ROWS} if _local_mode(master) else {}
     journal, parquet = os.path.join(work, "small-journal"), os.path.join(work, "small-parquet")
     for name in ("journal", "parquet"):
@@ -66,7 +66,7 @@ def small_batch_results(bench, work: str, batches: int, master: str, log,
     """The aggregation after ``batches`` micro-batches of 1k rows: the journal
     by the Python source (target 1.5) and by the JVM reader (target 5) against
     the parquet sink's output, and the JVM reader against the Python source."""
-    from .bench_read import _aggregate, _rounds
+    from .read import _aggregate, _rounds
     spark = bench.spark
     started = time.monotonic()
     journal, parquet = land_small_stream(spark, work, batches, master)
@@ -113,7 +113,7 @@ def catch_up_results(spark, journal: str, parquet: str, schema, rows: int, work:
     """The journal's streaming read (``readStream.format("sparkjournal")``: the
     Python streaming source, with or without the JVM jar) against Spark's file
     stream source over the parquet copy."""
-    from .bench_read import _rounds
+    from .read import _rounds
     triggers = {"journal": [], "file stream": []}
     catch = {"journal": _catch_up(lambda: spark.readStream.format("sparkjournal").load(journal),
                                   work, "journal", triggers["journal"]),

@@ -4,8 +4,10 @@
   (O_DIRECT pwrite of a reused aligned buffer + fdatasync per write) into a
   freshly pre-created zero-filled file -- the state the journal's own data files
   start in -- in the benchmark's folder, so on the same disk as the journal.
-* ``Rounds``, ``BenchResult``, ``render_table``, ``print_report``: how every
-  benchmark measures in rounds and reports (bench_report.py, re-exported here).
+* ``group_floor_commits_per_second``: the least a group commit fed by Python
+  threads can cost (sj_group_floor.c). Both C floors are the extension
+  _sjfloors, built beside the C core and never into it.
+* ``crc_files_seconds``: the load baseline, the C core's CRC over mapped files.
 * ``run_cases``: what every disk benchmark does around its cases.
 """
 from __future__ import annotations
@@ -19,28 +21,34 @@ import tempfile
 import threading
 import time
 
-from ..config import JournalConfig
-from ..errors import JournalIOError, NativeUnavailableError
-from ..io.files_io import create_zero_filled
-from .bench_report import (REPORTED, BenchResult, Rounds, print_report,  # noqa: F401
-                           render_table, skipped)
-from .device import block_device_of
-from .paths import UsageError
-from .units import human_bytes
+from ...config import JournalConfig
+from ...errors import JournalIOError, NativeUnavailableError, UsageError
+from ...io.device import block_device_of
+from ...io.files_io import create_zero_filled
+from ...units import human_bytes
+from .report import print_report
 
 try:
-    from sparkjournal._sjnative import ffi, lib
-except ImportError:          # no C core: the benchmark refuses to run (no raw baseline)
-    ffi = lib = None
+    from ..._sjnative import ffi as core_ffi, lib as core
+except ImportError:          # no C core: the journal benchmark refuses to run (no load baseline)
+    core_ffi = core = None
+try:
+    from ._sjfloors import ffi, lib as floors
+except ImportError:          # no floors: the journal benchmark refuses to run (no raw baseline)
+    ffi = floors = None
 
 _raw_files = itertools.count()
 
 
 def require_native() -> None:
-    if lib is None or not hasattr(lib, "sj_raw_sync_loop"):
+    missing = [name for name, module in (("sparkjournal._sjnative (the C core)", core),
+                                         ("sparkjournal.tools.bench._sjfloors (the C floors)",
+                                          floors)) if module is None]
+    if missing:
         raise NativeUnavailableError(
-            "the journal benchmark needs the C core's raw baseline (sj_raw_sync_loop in "
-            "sparkjournal._sjnative), which is not built; reinstall sparkjournal with a C compiler")
+            f"the journal benchmark needs its baselines in C, and {' and '.join(missing)} "
+            f"{'is' if len(missing) == 1 else 'are'} not built; reinstall sparkjournal with a "
+            f"C compiler (or run `python native/build_native.py` in a checkout)")
 
 
 def selected(cases: dict, only: str | None) -> dict:
@@ -77,7 +85,7 @@ def raw_sync_seconds(directory: str, bytes_per_write: int, writes: int, file_siz
     create_zero_filled(path, file_size, b"")
     try:
         seconds = ffi.new("double *")
-        done = lib.sj_raw_sync_loop(path.encode(), bytes_per_write, writes, 1, seconds)
+        done = floors.sj_raw_sync_loop(path.encode(), bytes_per_write, writes, 1, seconds)
         if done < 0:
             raise JournalIOError(-done, f"the raw sync loop on {path} failed: {os.strerror(-done)}")
         return seconds[0]
@@ -96,7 +104,7 @@ def group_floor_commits_per_second(directory: str, record: bytes, threads: int, 
     path = os.path.join(directory, f".sj-bench-floor-{os.getpid()}.dat")
     create_zero_filled(path, file_size, b"")
     error = ffi.new("int *")
-    floor = lib.sj_group_floor_open(path.encode(), JournalConfig.bufferSize, block, flushers,
+    floor = floors.sj_group_floor_open(path.encode(), JournalConfig.bufferSize, block, flushers,
                                      error)
     if floor == ffi.NULL:
         os.unlink(path)
@@ -105,14 +113,14 @@ def group_floor_commits_per_second(directory: str, record: bytes, threads: int, 
 
     def committer(_index: int) -> None:
         for _ in range(per_thread):
-            done = lib.sj_group_floor_commit(floor, record, len(record))
+            done = floors.sj_group_floor_commit(floor, record, len(record))
             if done < 0:
                 raise JournalIOError(-done, f"the group-commit floor failed on {path}: "
                                             f"{os.strerror(-done)}")
     try:
         return threads * per_thread / threads_seconds(threads, committer)
     finally:
-        lib.sj_group_floor_close(floor)
+        floors.sj_group_floor_close(floor)
         os.unlink(path)
 
 
@@ -147,8 +155,8 @@ def crc_files_seconds(paths: list, clock) -> float:
     started = clock()
     for path in paths:
         with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            with ffi.from_buffer(data) as view:
-                lib.sj_crc32c(0, view, len(view))
+            with core_ffi.from_buffer(data) as view:
+                core.sj_crc32c(0, view, len(view))
     return clock() - started
 
 

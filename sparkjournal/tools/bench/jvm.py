@@ -11,9 +11,9 @@ Python source, and every JVM row is a skipped row saying
 """
 from __future__ import annotations
 
-from ..spark.datasource import JournalDataSource
-from ..spark.tool_session import tool_session
-from .bench_report import skipped
+from ...spark.datasource import JournalDataSource
+from ...spark.tool_session import tool_session
+from .report import skipped
 
 JVM_FORMAT = "sparkjournal"
 PYTHON_ALIAS = "sparkjournal-python"
@@ -35,7 +35,7 @@ class JvmBench:
     ``python_format``: the format name that reads through the Python source."""
 
     def __init__(self, master: str, name: str, log):
-        from ..spark import jvm_build
+        from ...spark import jvm_build
         self.missing = jvm_build.jvm_unavailable() or ""
         conf = {} if self.missing else {"spark.jars": jvm_build.jvm_jar()}
         self.spark = tool_session(master, name, **conf)

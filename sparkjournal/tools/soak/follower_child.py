@@ -1,7 +1,7 @@
 """The soak's streaming reader: follows the journal root and writes what it reads
 into Parquet with Spark's exactly-once file sink.
 
-    python -m sparkjournal.soak.follower_child --root R --checkpoint C --out O
+    python -m sparkjournal.tools.soak.follower_child --root R --checkpoint C --out O
         [--available-now]
 
 Runs until killed (a trigger every two seconds), or with --available-now reads
@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..spark.query_stop import stop_between_batches
+from ...spark.query_stop import stop_between_batches
 from .session import exit_status, soak_session
 
 
