@@ -66,7 +66,9 @@ def test_bench_read_prints_every_row_with_its_target_and_writes_json(bench_run):
                      "columns asked, Spark prunes to (key, amount)), vs parquet",
                      "read groupBy(key).agg(sum), 4,000 events, JVM reader vs Python source, "
                      "both default read",
-                     "stream catch-up over 4,000 events vs file stream source",
+                     "stream catch-up over 4,000 events, JVM stream, vs file stream source",
+                     "stream catch-up over 4,000 events, JVM stream vs Python stream",
+                     "stream catch-up over 4,000 events, Python stream, vs file stream source",
                      "read after 2 micro-batches of 1k: agg vs parquet sink output",
                      "read after 2 micro-batches of 1k: agg, JVM reader, vs parquet sink output",
                      "read after 2 micro-batches of 1k: agg, JVM reader vs Python source"):
@@ -81,6 +83,7 @@ def test_bench_read_prints_every_row_with_its_target_and_writes_json(bench_run):
                    "vs parquet"] == 1.0
     assert targets["read after 2 micro-batches of 1k: agg, JVM reader, vs parquet sink "
                    "output"] == 5.0
+    assert targets["stream catch-up over 4,000 events, JVM stream, vs file stream source"] == 1.0
     assert "targets met" in out
     assert [p.name for p in folder.iterdir()] == ["read.json"]      # its working folder is removed
 

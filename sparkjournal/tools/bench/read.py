@@ -33,9 +33,10 @@ Events: (long id, timestamp, 16-character key of 1,000 distinct values,
   (worker.py): the journal against the floor, and what smaller batches
   and the CRC checks each cost.
 * Streaming catch-up (read_streams.py): ``readStream`` with availableNow
-  over the large backlog (the Python streaming source, jar or not), the
-  journal against Spark's file stream source over the parquet copy: whole
-  queries, and their micro-batches alone (Spark's triggerExecution).
+  over the large backlog (the JVM stream where the connector is loaded,
+  target 1.0, with the Python stream beside it), the journal against Spark's
+  file stream source over the parquet copy: whole queries, and their
+  micro-batches alone (Spark's triggerExecution).
 
 Every measurement runs in ``--repeats`` interleaved rounds (default
 ``REPEATS``) after a warm-up; values are medians, and each ratio is the median
@@ -291,7 +292,7 @@ def run(args) -> int:
         results += _large_batches(bench, journal, parquet, ipc, wide_ipc, ddl, rows, log,
                                   args.repeats)
         results += _worker_share(journal, ipc, args.repeats, log)
-        results += catch_up_results(spark, journal, parquet, events.schema, rows, work, log,
+        results += catch_up_results(bench, journal, parquet, events.schema, rows, work, log,
                                     args.repeats)
         if sizes["small"]:
             results += small_batch_results(bench, work, sizes["small"], args.master, log,

@@ -6,8 +6,10 @@
   same source; then ``groupBy(key).agg(sum(amount))`` over each, the journal
   read by the Python source and by the JVM reader;
 * streaming catch-up: ``readStream`` with availableNow over the large backlog,
-  the journal against Spark's file stream source over the parquet copy: whole
-  queries, and their micro-batches alone (Spark's triggerExecution).
+  the journal (the JVM stream where the connector is loaded, target 1.0, and
+  the Python stream beside it) against Spark's file stream source over the
+  parquet copy: whole queries, and their micro-batches alone (Spark's
+  triggerExecution).
 """
 from __future__ import annotations
 
@@ -108,27 +110,41 @@ def _catch_up(reader, work: str, name: str, triggers: list):
     return run
 
 
-def catch_up_results(spark, journal: str, parquet: str, schema, rows: int, work: str, log,
+CATCH_UP_TARGET = 1.0               # the JVM stream's catch-up, of the file stream source's rows/s
+STREAM_JVM, STREAM_PYTHON, FILE_STREAM = "JVM stream", "Python stream", "file stream"
+
+
+def catch_up_results(bench, journal: str, parquet: str, schema, rows: int, work: str, log,
                      repeats: int) -> list[BenchResult]:
-    """The journal's streaming read (``readStream.format("sparkjournal")``: the
-    Python streaming source, with or without the JVM jar) against Spark's file
-    stream source over the parquet copy."""
+    """The journal's streaming reads against Spark's file stream source over
+    the parquet copy, in the same rounds: the JVM stream (target 1.0; its rows
+    skipped, saying why, without the connector) and the Python stream reader."""
     from .read import _rounds
-    triggers = {"journal": [], "file stream": []}
-    catch = {"journal": _catch_up(lambda: spark.readStream.format("sparkjournal").load(journal),
-                                  work, "journal", triggers["journal"]),
-             "file stream": _catch_up(lambda: spark.readStream.schema(schema).parquet(parquet),
-                                      work, "parquet", triggers["file stream"])}
+    spark = bench.spark
+    formats = {STREAM_PYTHON: bench.python_format}
+    if bench.loaded:
+        formats[STREAM_JVM] = "sparkjournal"
+    triggers = {name: [] for name in [*formats, FILE_STREAM]}
+    catch = {name: _catch_up(lambda fmt=fmt: spark.readStream.format(fmt).load(journal), work,
+                             name.split()[0].lower(), triggers[name]) for name, fmt in formats.items()}
+    catch[FILE_STREAM] = _catch_up(lambda: spark.readStream.schema(schema).parquet(parquet),
+                                   work, "parquet", triggers[FILE_STREAM])
     whole = _rounds(catch, rows, log, "streaming catch-up", repeats)
     # the warm-up's micro-batches are left out, as its wall time is
     batches = Rounds({n: [rows / seconds for seconds in t[1:]] for n, t in triggers.items()})
-    started = {n: statistics.median(rows / rate - seconds for rate, seconds
-                                    in zip(whole.values[n], triggers[n][1:])) for n in triggers}
-    return [whole.result(f"stream catch-up over {rows:,} events vs file stream source", "journal",
-                         "file stream", "rows/s", 0.0, REPORTED,
-                         f"query start and stop: journal {started['journal']:.2f} s, file stream "
-                         f"{started['file stream']:.2f} s (a Python source's start includes Spark "
-                         f"launching its Python streaming source runner)"),
-            batches.result(f"stream catch-up over {rows:,} events, the micro-batch alone "
-                           f"(triggerExecution), vs file stream source", "journal", "file stream",
-                           "rows/s", 0.0, REPORTED)]
+    started = ", ".join(
+        f"{n} {statistics.median(rows / rate - s for rate, s in zip(whole.values[n], t[1:])):.2f} s"
+        for n, t in triggers.items())
+    title = f"stream catch-up over {rows:,} events"
+    jvm_rows = [(whole, f"{title}, JVM stream, vs file stream source", FILE_STREAM, CATCH_UP_TARGET,
+                 "ratio", f"query start and stop: {started}"),
+                (batches, f"{title}, JVM stream, the micro-batch alone (triggerExecution), vs file "
+                          f"stream source", FILE_STREAM, 0.0, REPORTED, ""),
+                (whole, f"{title}, JVM stream vs Python stream", STREAM_PYTHON, 0.0, REPORTED, "")]
+    results = [rounds.result(name, STREAM_JVM, baseline, "rows/s", target, target_of, detail)
+               if bench.loaded else bench.no_jvm(name, target, target_of)
+               for rounds, name, baseline, target, target_of, detail in jvm_rows]
+    results.append(whole.result(f"{title}, Python stream, vs file stream source", STREAM_PYTHON,
+                                FILE_STREAM, "rows/s", 0.0, REPORTED,
+                                "" if bench.loaded else f"query start and stop: {started}"))
+    return results
