@@ -75,6 +75,12 @@ def build_parser() -> argparse.ArgumentParser:
                        "List every option: default, accepted values, meaning.")
     options.add_argument("--markdown", action="store_true", help="as the README's markdown table")
 
+    jvm = _command(commands, "jvm", "jvm_connector:run",
+                   "Say whether the JVM connector is built and in pyspark's jars folder; "
+                   "--remove takes it out (pip uninstall cannot: the folder is pyspark's).")
+    jvm.add_argument("--remove", action="store_true", help="remove the connector's jar from "
+                     "pyspark's jars folder")
+
     perf = _command(commands, "perf-journal", "perf_journal:run",
                     "Time synced 4 KiB writes through the journal's I/O backend and print "
                     "the bufferTimeout to configure for this disk.")

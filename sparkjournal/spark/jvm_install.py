@@ -38,7 +38,7 @@ from . import jvm_build
 log = logging.getLogger("sparkjournal.jvm")
 ENV = "SPARKJOURNAL_JVM"                  # "off": leave pyspark's jars alone
 NAME = "sparkjournal-jvm.jar"
-_TEMP = ".sparkjournal-jvm-partial"
+PARTIAL = ".sparkjournal-jvm-partial"       # a copy being placed: never a .jar
 _done: list = []                          # once per process: [the jar placed, or None]
 
 
@@ -74,9 +74,9 @@ def install() -> str:
             return target
         folder = os.path.dirname(target)
         for name in os.listdir(folder):
-            if name.startswith(_TEMP):
+            if name.startswith(PARTIAL):
                 os.unlink(os.path.join(folder, name))          # a killed install's debris
-        partial = os.path.join(folder, f"{_TEMP}-{os.getpid()}")
+        partial = os.path.join(folder, f"{PARTIAL}-{os.getpid()}")
         shutil.copyfile(jar, partial)
         os.replace(partial, target)
     log.info("sparkjournal's JVM connector is in %s: sessions started from now on read "
@@ -89,6 +89,17 @@ def _same_file(built: str, placed: str) -> bool:
         return filecmp.cmp(built, placed, shallow=False)
     except FileNotFoundError:
         return False
+
+
+def uninstall(folder: str | None = None) -> list[str]:
+    """Removes the placed jar (and any partial copy a killed install left)
+    from pyspark's jars folder (or ``folder``); returns the names removed.
+    ``pip uninstall sparkjournal`` cannot: the folder is pyspark's."""
+    folder = folder or jars_folder()
+    removed = [name for name in sorted(os.listdir(folder)) if name == NAME or name.startswith(PARTIAL)]
+    for name in removed:
+        os.unlink(os.path.join(folder, name))
+    return removed
 
 
 def installed() -> str | None:
