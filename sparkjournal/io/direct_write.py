@@ -26,6 +26,7 @@ from typing import Callable
 
 from ..format.codec import CODEC
 from .files_io import remove_quietly, write_all
+from .io_rate import PIECE, UNCAPPED, IoRate
 from .modes import create_file
 from .sequential_file import io_error
 
@@ -100,9 +101,11 @@ _pool = _StagePool()
 
 
 def write_new_file(path: str, stage: Stage, body=None, size: int | None = None,
-                   fill: Callable[[memoryview], None] | None = None) -> int:
+                   fill: Callable[[memoryview], None] | None = None,
+                   rate: IoRate = UNCAPPED) -> int:
     """Writes ``body`` (any buffer), or ``size`` bytes that ``fill(view)`` puts
-    into a staging view (only when size <= STAGE_MAX), as the new file ``path``."""
+    into a staging view (only when size <= STAGE_MAX), as the new file ``path``;
+    under a capped ``rate`` in pieces paced by it (io_rate.py)."""
     total = memoryview(body).nbytes if body is not None else size
     fd = _create(path)
     try:
@@ -110,7 +113,7 @@ def write_new_file(path: str, stage: Stage, body=None, size: int | None = None,
         if fill is not None:
             view = stage.view(total)
             fill(view[:total])
-            crc = _write_staged(fd, view, total, 0, 0)
+            crc = _write_paced(fd, view, total, 0, 0, rate)
         else:
             data, crc = memoryview(body).cast("B"), 0
             step = total if total <= STAGE_MAX else CHUNK
@@ -118,7 +121,7 @@ def write_new_file(path: str, stage: Stage, body=None, size: int | None = None,
                 part = data[start:start + step]
                 view = stage.view(part.nbytes)
                 view[:part.nbytes] = part
-                crc = _write_staged(fd, view, part.nbytes, start, crc)
+                crc = _write_paced(fd, view, part.nbytes, start, crc, rate)
         os.fdatasync(fd)
     except BaseException as error:
         os.close(fd)
@@ -149,6 +152,17 @@ def _allocate(fd: int, size: int) -> None:
         except OSError as error:
             if error.errno not in (errno_codes.EOPNOTSUPP, errno_codes.EINVAL):
                 raise
+
+
+def _write_paced(fd: int, view: memoryview, length: int, offset: int, crc: int, rate: IoRate) -> int:
+    """_write_staged in pieces of io_rate.PIECE, each taken from ``rate`` (one
+    piece, the whole length, when uncapped)."""
+    step = PIECE if rate.capped else max(length, 1)
+    for start in range(0, length, step):
+        piece = min(step, length - start)
+        rate.take(piece)
+        crc = _write_staged(fd, view[start:start + piece], piece, offset + start, crc)
+    return crc
 
 
 def _write_staged(fd: int, view: memoryview, length: int, offset: int, crc: int) -> int:

@@ -16,6 +16,7 @@ import errno as errno_codes
 import mmap
 import os
 
+from .io_rate import PIECE
 from .modes import create_file
 from .sequential_file import io_error
 
@@ -50,12 +51,23 @@ def overwrite_durably(path: str, offset: int, data) -> None:
         raise io_error(error.errno or errno_codes.EIO, "overwriting", path, offset) from error
 
 
-def write_file_atomically(path: str, data, written=None) -> None:
+def write_file_atomically(path: str, data, written=None, rate=None) -> None:
     """Replaces ``path`` with ``data``: tmp write, fsync, rename, directory
     fsync. ``written()``, if given, runs after the write, before the fsync
-    (where crash tests stop a writer)."""
+    (where crash tests stop a writer). Under a capped ``rate`` (io_rate.py)
+    the data goes out in paced pieces, each written back to the disk before
+    the next (fdatasync), so the page cache does not turn them into one burst
+    at the fsync."""
     def write(fd: int) -> None:
-        write_all(fd, memoryview(data).cast("B"), 0)
+        view = memoryview(data).cast("B")
+        if rate is None or not rate.capped:
+            write_all(fd, view, 0)
+        else:
+            for start in range(0, view.nbytes, PIECE):
+                piece = view[start:start + PIECE]
+                rate.take(piece.nbytes)
+                write_all(fd, piece, start)
+                os.fdatasync(fd)
         if written is not None:
             written()
 
