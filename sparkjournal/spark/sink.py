@@ -42,16 +42,12 @@ from ..config import SINK, SPARK_OWN, load_config
 from ..config.spark_options import LOCAL_SMALL_BATCH_ROWS
 from ..errors import SparkJournalError
 from .committer import BatchCommitter, BatchMetrics
-from .lane_writer import MESSAGE_SCHEMA, WritePlan, arrow_task, write_task
+from .lane_writer import WritePlan, arrow_task, write_task
+from .task_message import TaskMessage, message_ddl
 from .schema import spark_to_arrow
 
 log = logging.getLogger("sparkjournal.sink")
 HISTORY = 1000                    # batches whose metrics JournalSink.history keeps
-
-
-def message_ddl() -> str:
-    names = {"string": "string", "int64": "long", "double": "double"}
-    return ", ".join(f"{f.name} {names[str(f.type)]}" for f in MESSAGE_SCHEMA)
 
 
 def split_options(options: dict) -> tuple[dict, dict]:
@@ -142,7 +138,7 @@ class JournalSink:
                 metrics.on_driver = True
             else:
                 rows = df.mapInArrow(arrow_task(plan), message_ddl()).collect()
-                messages = [row.asDict() for row in rows]
+                messages = [TaskMessage.from_json(row.asDict()) for row in rows]
             metrics.job_ms = (time.perf_counter() - started) * 1e3
             self.committer.commit(query, batch_id, messages, metrics)
             self._last_rows = metrics.rows + metrics.dropped_rows
