@@ -15,8 +15,8 @@ import pytest
 from sparkjournal import ConfigError, Journal
 from sparkjournal.cli.main import main
 from sparkjournal.cli.options import markdown, option_rows
-from sparkjournal.config import JOURNAL, READ, SINK, JournalConfig, load_config, read_conf_file
-from sparkjournal.config.conf_file import conf_text
+from sparkjournal.config import (JOURNAL, READ, SINK, JournalConfig, conf_text, load_config,
+                                 read_conf_file)
 from sparkjournal.spark.read_options import parse_read_options
 from sparkjournal.spark.sink import split_options
 

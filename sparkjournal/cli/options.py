@@ -5,8 +5,7 @@ options table, ``--conf`` the text of conf/sparkjournal.conf.
 """
 from __future__ import annotations
 
-from ..config import JOURNAL, READ, SINK
-from ..config.conf_file import conf_text
+from ..config import JOURNAL, READ, SINK, conf_text
 
 TABLES = (("journal", JOURNAL), ("write", SINK), ("read", READ))
 

@@ -40,7 +40,7 @@ import uuid
 import pyarrow as pa
 import pyarrow.fs as pafs
 
-from ..config.values import one_path_segment
+from ..config_keys import one_path_segment
 from ..errors import FormatVersionError, SparkJournalError
 from ..io.files_io import fsync_dir, write_file_atomically
 from ..io.modes import make_dirs

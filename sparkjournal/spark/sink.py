@@ -38,8 +38,7 @@ import collections
 import logging
 import time
 
-from ..config import SINK, SPARK_OWN, load_config
-from ..config.spark_options import LOCAL_SMALL_BATCH_ROWS
+from ..config import LOCAL_SMALL_BATCH_ROWS, SINK, SPARK_OWN, load_config
 from ..errors import SparkJournalError
 from .committer import BatchCommitter, BatchMetrics
 from .lane_writer import WritePlan, arrow_task, write_task

@@ -1,45 +1,38 @@
-"""The kinds of value an option takes: how a user's text (or a Python value)
-becomes the typed value, what a user reads it accepts, and how a value is
-written back the way a user writes it (``10m``, ``500us``, ``0750``).
+"""An option, defined once: its name, the kind of value it takes (with its
+bounds), its default, what it accepts and what it means. config.py's tables
+of journal, write and read options are made of these, and everything about an
+option comes from its one definition: JournalConfig's defaults, parsing and its
+errors, ``sparkjournal options [--markdown | --conf]``, conf/sparkjournal.conf
+and the option names the JVM connector reads (spark/jvm_build.py).
 
-Sizes accept Spark-style strings (``10m``, ``490k``, ``1g``, or bytes); times
-accept ``500us``, ``3ms``, ``1s`` (a bare number is nanoseconds, as Artemis's
-journal-buffer-timeout). A kind's ``parse`` raises ``Refused`` for a value
-outside its bounds; option.py turns that into the ConfigError naming the
-option, the value and the option's accepted-values text, so every bound's
-message is that one text.
+A kind of value says how a user's text (or a Python value) becomes the typed
+value, what a user reads it accepts, and how a value is written back the way a
+user writes it (``10m``, ``500us``, ``0750``; units.py). Its ``parse`` raises
+``Refused`` for a value outside its bounds; ``Option.parse`` turns that into
+the ConfigError naming the option, the value and the option's accepted-values
+text, so every bound's message is that one text.
 """
 from __future__ import annotations
 
 import dataclasses
 import datetime
 import os
-import re
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
-_SIZE_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "m": 1 << 20, "mb": 1 << 20,
-               "g": 1 << 30, "gb": 1 << 30, "t": 1 << 40, "tb": 1 << 40}
-_TIME_UNITS = {"": 1, "ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
-_AGE_UNITS = {"s": 1, "sec": 1, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-_NUMBER = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$")
+from .errors import ConfigError
+from .units import AGE_UNITS, SIZE_UNITS, TIME_UNITS, quantity, size_text, time_text
+
 SIZE_TEXT = "a size such as {example}, 490k, 1g or a number of bytes"
 
 
 class Refused(ValueError):
-    """A value its kind does not accept (option.py names the option)."""
+    """A value its kind does not accept (Option.parse names the option)."""
 
 
 def one_path_segment(text: str) -> bool:
     """Whether ``text`` can name one folder: not empty, no '/', not '.' or '..',
     no NUL (a writer's name in the commit log, events/commit_log.py)."""
     return bool(text) and "/" not in text and text not in (".", "..") and "\x00" not in text
-
-
-def _show_in_units(value: int, units) -> str:
-    for unit, size in units:
-        if value > 0 and value % size == 0:
-            return f"{value // size}{unit}"
-    return str(value)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -113,10 +106,10 @@ def size_bytes(value: Any) -> int:
         raise Refused(value)
     if isinstance(value, int):
         return value
-    match = _NUMBER.match(str(value))
-    if not match or match.group(2).lower() not in _SIZE_UNITS:
+    size = quantity(str(value), SIZE_UNITS)
+    if size is None:
         raise Refused(value)
-    return int(float(match.group(1)) * _SIZE_UNITS[match.group(2).lower()])
+    return int(size)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -151,7 +144,7 @@ class Size:
         return size
 
     def show(self, value: int) -> str:
-        return _show_in_units(value, (("g", 1 << 30), ("m", 1 << 20), ("k", 1 << 10)))
+        return size_text(value)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -160,13 +153,13 @@ class Time:
     accepts = "a time such as 500us, 3ms, 1s, or nanoseconds"
 
     def parse(self, value: Any) -> int:
-        match = _NUMBER.match(str(value))
-        if isinstance(value, bool) or not match or match.group(2).lower() not in _TIME_UNITS:
+        nanoseconds = None if isinstance(value, bool) else quantity(str(value), TIME_UNITS)
+        if nanoseconds is None:
             raise Refused(value)
-        return int(float(match.group(1)) * _TIME_UNITS[match.group(2).lower()])
+        return int(nanoseconds)
 
     def show(self, value: int) -> str:
-        return _show_in_units(value, (("s", 10 ** 9), ("ms", 10 ** 6), ("us", 10 ** 3)))
+        return time_text(value)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -182,18 +175,19 @@ class Retention:
         text = str(value).strip().lower()
         if text in ("", "none", "0"):
             return ()
-        match = _NUMBER.match(text)
-        if match and match.group(2) in _AGE_UNITS:
-            return ("age", float(match.group(1)) * _AGE_UNITS[match.group(2)])
-        if match and match.group(2) in _SIZE_UNITS and match.group(2):
-            return ("size", int(float(match.group(1)) * _SIZE_UNITS[match.group(2)]))
+        age = quantity(text, AGE_UNITS)
+        if age is not None:
+            return ("age", age)
+        size = quantity(text, SIZE_UNITS)
+        if size is not None and text[-1].isalpha():       # a bare number is neither
+            return ("size", int(size))
         raise Refused(value)
 
     def show(self, value: tuple) -> str:
         if not value:
             return "none"
         kind, amount = value
-        return Size().show(amount) if kind == "size" else f"{amount:g}s"
+        return size_text(amount) if kind == "size" else f"{amount:g}s"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -271,3 +265,70 @@ class Instant:
 
     def show(self, value: datetime.datetime) -> str:
         return value.isoformat()
+
+
+# --- options ---------------------------------------------------------------------------
+
+UNSET = "–"       # the default shown for an option that is simply not applied when not given
+
+
+@dataclasses.dataclass(frozen=True)
+class Option:
+    name: str
+    kind: Any                 # a kind of value above: parse, show, accepts
+    default: Any              # the typed default; None: not set unless given
+    meaning: str
+    accepted: str = ""        # what it accepts, when the kind's own text does not say it all
+    shown_default: str = ""   # the default as a user reads it, when it is no value of the kind
+    longer: str = ""          # the meaning at length, for conf/sparkjournal.conf's comment
+
+    @property
+    def explained(self) -> str:
+        return self.longer or self.meaning
+
+    @property
+    def accepts(self) -> str:
+        return self.accepted or self.kind.accepts
+
+    @property
+    def default_text(self) -> str:
+        """The default as a user writes it (``10m``, ``500us``, ``0750``, ``none``)."""
+        if self.shown_default:
+            return self.shown_default
+        return UNSET if self.default is None else self.kind.show(self.default)
+
+    def parse(self, value: Any) -> Any:
+        """``value`` as this option's typed value; ConfigError naming the option,
+        the value and what it accepts when it is not one."""
+        try:
+            return self.kind.parse(value)
+        except Refused:
+            raise ConfigError(self.name, value, self.accepts) from None
+
+
+class OptionTable:
+    """The options of one kind (journal, sink, read), in the order users read
+    them; names are looked up ignoring case, as Spark passes them lower-cased."""
+
+    def __init__(self, *options: Option):
+        self.options = options
+        self._by_lower = {option.name.lower(): option for option in options}
+        if len(self._by_lower) != len(options):
+            raise ValueError("two options of one table share a name")
+
+    def __iter__(self) -> Iterator[Option]:
+        return iter(self.options)
+
+    def __len__(self) -> int:
+        return len(self.options)
+
+    def __getitem__(self, name: str) -> Option:
+        return self._by_lower[name.lower()]
+
+    def find(self, key: str) -> Option | None:
+        """The option named ``key`` in any case, or None."""
+        return self._by_lower.get(str(key).lower())
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(option.name for option in self.options)
