@@ -1,4 +1,4 @@
-/* Compaction's plan: the loader's replay (journal/loader.py _replay, journal/
+/* Compaction's plan: the loader's replay (journal/loader.py replay, journal/
  * state.py) restricted to what a compaction needs, in C, so planning a lane
  * costs no Python per record. maintenance/compaction_plan.py holds the rule it
  * implements and the Python path it must agree with (tests/test_compaction_plan.py).

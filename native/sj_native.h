@@ -130,7 +130,7 @@ int64_t sj_copy_records(char *buf, size_t cap, size_t pos, uint32_t file_id,
 
 /* Compaction's plan (sj_compact.c): replays a lane's records, n in all, in log
  * order (files in id order; file_starts[f] .. file_starts[f + 1] are file f's)
- * with the loader's rules (journal/loader.py _replay: a COMMIT applies when its
+ * with the loader's rules (journal/loader.py replay: a COMMIT applies when its
  * count equals the tx's records in its file) and sets out_types[i] to the type
  * record i is written as if its file is compacted, or 0 when it goes
  * (maintenance/compaction_plan.py states the rule). maxima[0] and maxima[1]

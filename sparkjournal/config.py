@@ -1,175 +1,214 @@
-"""Journal configuration: defaults from conf/sparkjournal.conf, overridable per
-journal, under camelCase names as Spark options are spelled.
+"""Every option sparkjournal takes, each defined once (config_keys.Option),
+under camelCase names as Spark options are spelled: the journal's (JOURNAL),
+a write's (SINK: ``JournalSink`` and ``.format("sparkjournal")`` writers) and a
+read's (READ: ``spark.read`` / ``spark.readStream`` / ``sparkjournal.read``).
+Everything else a write or a read is given is a journal option, except what
+Spark itself passes to every data source (SPARK_OWN).
 
-Sizes accept Spark-style strings (``10m``, ``490k``, ``1g``, or bytes); times
-accept ``500us``, ``3ms``, ``1s`` (a bare number is nanoseconds, as Artemis's
-journal-buffer-timeout). A bad value raises ConfigError naming the key and what
-it accepts; an unknown key is an error too, so a typo never silently falls back
-to a default.
+From them: JournalConfig (the journal's fields and defaults) and load_config
+(the defaults, then a conf file, SPARKJOURNAL_CONF, then options given per
+journal); spark/sink.py and spark/read_options.py parse with SINK and READ;
+conf_text() is conf/sparkjournal.conf. A bad value raises ConfigError naming
+the key, the value and what it accepts; an unknown key is an error too, so a
+typo never silently falls back to a default. Nothing here imports pyspark.
 """
 from __future__ import annotations
 
 import dataclasses
 import os
 import re
+import textwrap
 from typing import Any, Mapping
 
-from .config_keys import accepts
+from .config_keys import (Choice, Flag, Instant, Mode, Option, OptionTable, Retention, Size, Text,
+                          Time, Whole, inside_folder, not_blank, one_path_segment)
 from .errors import ConfigError
 from .format.layout import FILE_HEADER_SIZE, FILE_SIZE_MULTIPLE
 
-# conf/sparkjournal.conf in the source tree states these same defaults for users
-# to copy (tests/test_options.py keeps the two equal); SPARKJOURNAL_CONF names a
-# copy to read.
+BLOCK_SIZES = (512, 1024, 2048, 4096)
+
+# The sections of conf/sparkjournal.conf: (heading, options in table order).
+STORAGE = (
+    Option("createDirs", Flag(), True, "create the journal folder and its lanes when missing"),
+    Option("journalType", Choice((("AUTO", "AIO where O_DIRECT works, else NIO"),
+                                  ("ASYNCIO", "forced"), ("NIO", "forced"))), "AUTO",
+           "the I/O backend; AUTO probes the journal folder and falls back to NIO with one "
+           "warning", longer="the I/O backend: AUTO probes the journal folder for kernel AIO "
+           "with O_DIRECT and falls back to NIO with one warning; ASYNCIO fails if it cannot run"),
+    Option("syncTransactional", Flag(), True, "wait for the disk before acknowledging a commit"),
+    Option("syncNonTransactional", Flag(), True,
+           "wait for the disk before acknowledging a non-transactional append"),
+    Option("datasync", Flag(), True,
+           "false never fdatasyncs: fast, not durable against a machine crash",
+           longer="when false, never fdatasync: fast, and not durable against a crash of the "
+                  "machine"),
+    Option("fileSize", Size(minimum=2 * FILE_HEADER_SIZE, maximum=(1 << 32) - FILE_SIZE_MULTIPLE,
+                            multiple=FILE_SIZE_MULTIPLE), 10 << 20,
+           "size of every data file (pre-created, zero-filled)",
+           accepted="a multiple of 4k from 8k up to 4g - 4k, such as 10m"),
+    Option("minFiles", Whole(1), 2, "data files created when a journal starts"),
+    Option("poolFiles", Whole(-1, note="-1: keep all"), -1,
+           "freed data files kept for reuse; 0 deletes every freed file"),
+    Option("maxIO", Whole(1, 4096), 4, "AIO writes in flight at once"),
+    Option("bufferTimeout", Time(), 500_000,
+           "longest an unsynced append waits in the buffer before it is written "
+           "(`sparkjournal perf-journal DIR` measures what the disk wants)"),
+    Option("bufferSize", Size(minimum=4096), 490 << 10,
+           "the write buffer; a larger record is written alone",
+           accepted="a size from 4k, a multiple of deviceBlockSize and below fileSize - 4k, "
+                    "such as 490k"),
+    Option("deviceBlockSize", Size(choices=BLOCK_SIZES), 512,
+           "write alignment for O_DIRECT: the device's logical block size",
+           accepted="512, 1k, 2k or 4k (a power of two the device accepts)"),
+    Option("compactMinFiles", Whole(0), 10,
+           "compaction runs once a lane has this many sealed files ...",
+           longer="compaction (the maintenance jobs) runs once a lane has this many sealed "
+                  "files and less than compactPercentage of their bytes is live"),
+    Option("compactPercentage", Whole(0, 100), 30,
+           "... and less than this percentage of their bytes is live",
+           longer="compaction runs once less than this percentage of a lane's sealed bytes is "
+                  "live (and it has compactMinFiles sealed files)"),
+    Option("checksum", Flag(), True, "verify every record's CRC-32C on load and read"),
+    Option("checkForCorruptFiles", Flag(), True,
+           "check every file header and large body at open, not just what is replayed"),
+    Option("archive", Flag(), False, "move reclaimed and compacted-away files to "
+           "archiveDirectory instead of reusing or deleting them"),
+    Option("archiveDirectory", Text("a folder name inside the journal folder, without '..' "
+                                    "(such as archive)", inside_folder), "archive",
+           "where archive=true moves files (never outside the lane)"),
+    Option("largeRecordSize", Size(note="0: only records that do not fit a data file"), 0,
+           "bodies above this are stored as large records, in files of their own",
+           longer="bodies above this are stored as large records, in files of their own; "
+                  "records larger than bufferSize that fit are written alone into the data "
+                  "files"),
+    Option("userVersion", Whole(0, 0xFFFFFFFF), 0,
+           "the application's version, carried in every file header"),
+    Option("lockWait", Flag(), False,
+           "a second writer waits for the lane lock instead of failing at once"),
+    Option("recover", Flag(), False, "open a damaged journal by moving damaged files to "
+           "attic/ and reporting exactly what was lost"),
+)
+MAINTENANCE = (
+    Option("retention", Retention(), (), "how long events stay (maintenance deletes older ones)"),
+    Option("maxSizeBytes", Size(unlimited=True), -1,
+           "a lane's data files past this are full",
+           longer="a lane whose data files (data plus large bodies; not the files kept for "
+                  "reuse, page files or the archive) are past this is full; checked before "
+                  "each task writes, so a lane goes past it by at most the tasks that started "
+                  "below it"),
+    Option("maxRootSizeBytes", Size(unlimited=True), -1,
+           "all lanes of a node root together past this are full",
+           longer="all lanes of a node root together past this are full (counted as "
+                  "maxSizeBytes)"),
+    Option("addressFullPolicy",
+           Choice((("PAGE", "move the oldest events to page files"), ("BLOCK", "writers wait"),
+                   ("DROP", "new events are dropped and counted"),
+                   ("FAIL", "the write fails"))), "PAGE",
+           "what a full lane does",
+           longer="what a task does on a full lane: PAGE writes (the paging job moves the "
+                  "oldest events to Parquet page files); BLOCK waits, logging why, until "
+                  "compaction, paging, retention or deletes free space, carrying out their "
+                  "requests meanwhile; DROP writes nothing and the batch metrics count the "
+                  "dropped rows; FAIL fails the task with JournalFullError and nothing of the "
+                  "batch is visible"),
+    Option("pageSizeBytes", Size(minimum=4096), 10 << 20, "about this much per page file"),
+    Option("laneIdleTimeout", Time(), 60_000_000_000,
+           "a Spark worker closes a lane writer no task used for this long",
+           longer="a Spark worker closes a lane writer no task used for this long, so "
+                  "maintenance can carry out deletes and pages there"),
+)
+ACCESS = (
+    Option("dirMode", Mode(0o700, "0750"), 0o750,
+           "permission bits of every folder created in a journal (the umask still applies)"),
+    Option("fileMode", Mode(0o600, "0640"), 0o640,
+           "permission bits of every file created in a journal (the umask still applies)"),
+)
+SECTIONS = (("", STORAGE),
+            ("maintenance: compaction, retention, paging (the jobs in jobs/)", MAINTENANCE),
+            ("who may touch the data", ACCESS))
+JOURNAL = OptionTable(*STORAGE, *MAINTENANCE, *ACCESS)
+
+# --- write and read options -----------------------------------------------------------
+
+LOCAL_SMALL_BATCH_ROWS = 10_000   # smallBatchRows when unset in local mode
+SPARK_OWN = ("path", "checkpointlocation")    # Spark passes these to data sources (lower case)
+
+SINK = OptionTable(
+    Option("txnAppId", Text("a name of letters, digits, '-', '_' or '.' (no '/')",
+                            one_path_segment), None,
+           "the writer's name in the commit log; set it when several checkpoints must count "
+           "as one writer (as Delta's option)", shown_default="the streaming query id"),
+    Option("commitLog", Text("a local path or a URI pyarrow.fs supports (hdfs://, s3://, gs://)",
+                             not_blank), None,
+           "where the driver's decisions live (reads use it too); on a cluster, put it on "
+           "fault-tolerant storage next to the checkpoint", shown_default="`<path>/_commits`"),
+    Option("smallBatchRows", Whole(0), None,
+           "micro-batches of at most this many rows are collected to the driver as Arrow and "
+           "written there, into a lane of the driver's node root, through the same two-phase "
+           "commit: no Python job on the executors, ~2x faster at 1k rows per batch; only "
+           "where readers see the driver's root (local mode, or a driver on a journal node), "
+           "so on a cluster it is off unless set; the query's first batch logs the value in "
+           "effect; the foreachBatch sink only",
+           shown_default=f"{LOCAL_SMALL_BATCH_ROWS} in local mode (master local or local[...]), "
+                         f"else 0 (off)"),
+)
+
+READ = OptionTable(
+    Option("skipCorrupt", Flag(), False,
+           "leave a damaged file out of the read and report it, instead of failing"),
+    Option("allowPartialRead", Flag(), False,
+           "true: a read that cannot reach a node holding committed events reads the rest and "
+           "logs exactly which hosts, lanes and batches it left out, instead of failing"),
+    Option("startingBatchId", Whole(0), None, "only events of batches with this id or later",
+           accepted="a batch id (a whole number from 0 up)"),
+    Option("startingTimestamp", Instant(), None, "only events committed at or after this time"),
+    Option("maxRowsPerTrigger", Whole(1), None,
+           "streaming: at most about this many rows per micro-batch"),
+    Option("maxBytesPerTrigger", Size(example="64m"), None,
+           "streaming: at most about this many bytes per micro-batch"),
+)
+
+# --- the journal's configuration ------------------------------------------------------
+
+# conf/sparkjournal.conf in the source tree is conf_text(): the
+# defaults for users to copy (tests/test_options.py keeps the two equal);
+# SPARKJOURNAL_CONF names a copy to read.
 CONF_ENV = "SPARKJOURNAL_CONF"
 
-_SIZE_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "m": 1 << 20, "mb": 1 << 20,
-               "g": 1 << 30, "gb": 1 << 30, "t": 1 << 40, "tb": 1 << 40}
-_TIME_UNITS = {"": 1, "ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
-_NUMBER = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$")
-JOURNAL_TYPES = ("AUTO", "ASYNCIO", "NIO")
-ADDRESS_FULL_POLICIES = ("PAGE", "BLOCK", "DROP", "FAIL")
-_AGE_UNITS = {"s": 1, "sec": 1, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+def _sync_window(self) -> int:
+    """Most bytes the writer may have written past its last completed sync."""
+    return self.maxIO * self.bufferSize
 
 
-def parse_size(key: str, value: Any) -> int:
-    if isinstance(value, bool):
-        raise ConfigError(key, value, "a size such as 10m, 490k, 1g or a number of bytes")
-    if isinstance(value, int):
-        number, unit = value, ""
-    else:
-        match = _NUMBER.match(str(value))
-        if not match or match.group(2).lower() not in _SIZE_UNITS:
-            raise ConfigError(key, value, "a size such as 10m, 490k, 1g or a number of bytes")
-        number, unit = float(match.group(1)), match.group(2).lower()
-    return int(number * _SIZE_UNITS[unit])
+def _with_options(self, options: Mapping[str, Any]) -> "JournalConfig":
+    """This configuration with ``options`` (raw or typed values) applied."""
+    return dataclasses.replace(self, **_validate(options, self))
 
 
-def parse_time_ns(key: str, value: Any) -> int:
-    match = _NUMBER.match(str(value))
-    if isinstance(value, bool) or not match or match.group(2).lower() not in _TIME_UNITS:
-        raise ConfigError(key, value, "a time such as 500us, 3ms, 1s, or nanoseconds")
-    return int(float(match.group(1)) * _TIME_UNITS[match.group(2).lower()])
+# Every knob of one journal: a frozen dataclass whose fields are JOURNAL's
+# options in order, named as the option keys, defaulting to their defaults.
+JournalConfig = dataclasses.make_dataclass(
+    "JournalConfig",
+    [(option.name, type(option.default), dataclasses.field(default=option.default))
+     for option in JOURNAL],
+    frozen=True,
+    namespace={"__module__": __name__, "__doc__": "Every knob of one journal (JOURNAL).",
+               "sync_window": property(_sync_window), "with_options": _with_options})
 
 
-def parse_retention(key: str, value: Any) -> tuple:
-    """() for none; ("age", seconds) for 7d, 12h, 90min, 30s; ("size", bytes) for
-    500g, 10m, 1t (a bare m is mebibytes, as every size here: minutes are min)."""
-    text = str(value).strip().lower()
-    if text in ("", "none", "0"):
-        return ()
-    match = _NUMBER.match(text)
-    if match and match.group(2) in _AGE_UNITS:
-        return ("age", float(match.group(1)) * _AGE_UNITS[match.group(2)])
-    if match and match.group(2) in _SIZE_UNITS and match.group(2):
-        return ("size", int(float(match.group(1)) * _SIZE_UNITS[match.group(2)]))
-    raise ConfigError(key, value, "none, an age (7d, 12h, 90min, 30s, 2w) or a size per lane "
-                      "(500g, 10m, 1t)")
-
-
-def parse_bool(key: str, value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("true", "yes", "1", "on"):
-        return True
-    if text in ("false", "no", "0", "off"):
-        return False
-    raise ConfigError(key, value, "true or false")
-
-
-def parse_mode(key: str, value: Any, owner: int) -> int:
-    """Octal permission bits (``0750``, ``750``, ``0o750``; a Python int is taken
-    as the bits themselves). The owner needs ``owner`` (rwx for folders, rw for
-    files) or the journal could not work; world write is refused."""
-    accepted = (f"octal permission bits such as {oct(owner | 0o50)[2:].rjust(4, '0')}, with at "
-                f"least {oct(owner)[2:]} for the owner and no write for others (o-w)")
-    if isinstance(value, bool):
-        raise ConfigError(key, value, accepted)
-    if isinstance(value, int):
-        bits = value
-    else:
-        text = str(value).strip().lower().removeprefix("0o")
-        if not text or any(c not in "01234567" for c in text):
-            raise ConfigError(key, value, accepted)
-        bits = int(text, 8)
-    if bits < 0 or bits > 0o777 or bits & owner != owner or bits & 0o002:
-        raise ConfigError(key, value, accepted)
-    return bits
-
-
-def parse_int(key: str, value: Any, minimum: int, maximum: int | None = None) -> int:
-    try:
-        number = int(str(value).strip()) if not isinstance(value, bool) else None
-    except ValueError:
-        number = None
-    if number is None or number < minimum or (maximum is not None and number > maximum):
-        bound = f"from {minimum}" + (f" to {maximum}" if maximum is not None else " up")
-        raise ConfigError(key, value, f"a whole number {bound}")
-    return number
-
-
-@dataclasses.dataclass(frozen=True)
-class JournalConfig:
-    """Every knob of one journal. Field names are the option keys."""
-
-    createDirs: bool = True
-    journalType: str = "AUTO"
-    syncTransactional: bool = True
-    syncNonTransactional: bool = True
-    datasync: bool = True
-    fileSize: int = 10 << 20
-    minFiles: int = 2
-    poolFiles: int = -1
-    maxIO: int = 4
-    bufferTimeout: int = 500_000          # ns
-    bufferSize: int = 490 << 10
-    deviceBlockSize: int = 512
-    compactMinFiles: int = 10
-    compactPercentage: int = 30
-    checksum: bool = True
-    checkForCorruptFiles: bool = True
-    archive: bool = False
-    archiveDirectory: str = "archive"
-    largeRecordSize: int = 0              # 0: bodies whose record does not fit a data file are large
-    userVersion: int = 0
-    lockWait: bool = False
-    recover: bool = False
-    # Maintenance (maintenance/): what stays, and what happens when a lane is full.
-    retention: tuple = ()                 # (): keep all; ("age", s) or ("size", bytes per lane)
-    maxSizeBytes: int = -1                # a lane's data files; -1: no limit
-    maxRootSizeBytes: int = -1            # all lanes of a node root together; -1: no limit
-    addressFullPolicy: str = "PAGE"       # over a limit: PAGE, BLOCK, DROP or FAIL
-    pageSizeBytes: int = 10 << 20         # about this much per page file
-    laneIdleTimeout: int = 60_000_000_000  # ns a Spark worker keeps an unused lane writer open
-    # Who may touch the data (io/modes.py): bits of every folder / file created.
-    dirMode: int = 0o750
-    fileMode: int = 0o640
-
-    @property
-    def sync_window(self) -> int:
-        """Most bytes the writer may have written past its last completed sync."""
-        return self.maxIO * self.bufferSize
-
-    def with_options(self, options: Mapping[str, Any]) -> "JournalConfig":
-        return dataclasses.replace(self, **_validate(options))
-
-
-_FIELDS = {f.name: f for f in dataclasses.fields(JournalConfig)}
-_KEYS_BY_LOWER = {name.lower(): name for name in _FIELDS}
-
-
-def _validate(options: Mapping[str, Any]) -> dict[str, Any]:
-    """Turns raw option strings into typed values, rejecting anything unknown."""
+def _validate(options: Mapping[str, Any], base) -> dict[str, Any]:
+    """Turns raw option strings into typed values, rejecting anything unknown
+    and any combination the journal cannot work with."""
     values: dict[str, Any] = {}
     for raw_key, value in options.items():
-        key = _KEYS_BY_LOWER.get(str(raw_key).lower())
-        if key is None:
+        option = JOURNAL.find(raw_key)
+        if option is None:
             raise ConfigError(str(raw_key), value,
                               "nothing: it is not a sparkjournal option (known options: "
-                              + ", ".join(sorted(_FIELDS)) + ")")
-        values[key] = _parse_one(key, value)
-    checked = {**{k: _FIELDS[k].default for k in _FIELDS}, **values}
+                              + ", ".join(sorted(JOURNAL.names)) + ")")
+        values[option.name] = option.parse(value)
+    checked = {**dataclasses.asdict(base), **values}
     if checked["bufferSize"] > checked["fileSize"] - FILE_HEADER_SIZE:
         raise ConfigError("bufferSize", checked["bufferSize"],
                           f"a size below fileSize - {FILE_HEADER_SIZE} bytes "
@@ -178,82 +217,6 @@ def _validate(options: Mapping[str, Any]) -> dict[str, Any]:
         raise ConfigError("bufferSize", checked["bufferSize"],
                           f"a multiple of deviceBlockSize ({checked['deviceBlockSize']})")
     return values
-
-
-def _parse_one(key: str, value: Any) -> Any:
-    """One option's typed value; a bad one raises ConfigError with the key's
-    one description of what it accepts (config_keys.py)."""
-    try:
-        return _parse_typed(key, value)
-    except ConfigError:
-        raise ConfigError(key, value, accepts(key)) from None
-
-
-def _parse_typed(key: str, value: Any) -> Any:
-    if key in ("fileSize",):
-        size = parse_size(key, value)
-        if size < 2 * FILE_HEADER_SIZE or size % FILE_SIZE_MULTIPLE or size >= 1 << 32:
-            raise ConfigError(key, value, "a multiple of 4k from 8k up to 4g - 4k, such as 10m")
-        return size
-    if key in ("bufferSize", "largeRecordSize"):
-        size = parse_size(key, value)
-        if key == "bufferSize" and size < 4096:
-            raise ConfigError(key, value, "a size of at least 4k, such as 490k")
-        return size
-    if key == "deviceBlockSize":
-        size = parse_size(key, value)
-        if size not in (512, 1024, 2048, 4096):
-            raise ConfigError(key, value, "512, 1k, 2k or 4k (a power of two the device accepts)")
-        return size
-    if key in ("bufferTimeout", "laneIdleTimeout"):
-        return parse_time_ns(key, value)
-    if key == "retention":
-        return value if isinstance(value, tuple) else parse_retention(key, value)
-    if key in ("maxSizeBytes", "maxRootSizeBytes"):
-        if str(value).strip() == "-1":
-            return -1
-        return parse_size(key, value)
-    if key == "pageSizeBytes":
-        size = parse_size(key, value)
-        if size < 4096:
-            raise ConfigError(key, value, "a size of at least 4k, such as 10m")
-        return size
-    if key == "addressFullPolicy":
-        text = str(value).strip().upper()
-        if text not in ADDRESS_FULL_POLICIES:
-            raise ConfigError(key, value, "PAGE (move the oldest events to page files), BLOCK "
-                              "(writers wait), DROP (new events are dropped and counted) or "
-                              "FAIL (the write fails)")
-        return text
-    if key == "journalType":
-        text = str(value).strip().upper()
-        if text not in JOURNAL_TYPES:
-            raise ConfigError(key, value, "AUTO (AIO where O_DIRECT works, else NIO), "
-                              "ASYNCIO (forced) or NIO (forced)")
-        return text
-    if key == "dirMode":
-        return parse_mode(key, value, 0o700)
-    if key == "fileMode":
-        return parse_mode(key, value, 0o600)
-    if key == "minFiles":
-        return parse_int(key, value, 1)
-    if key == "poolFiles":
-        return parse_int(key, value, -1)
-    if key == "maxIO":
-        return parse_int(key, value, 1, 4096)
-    if key == "compactMinFiles":
-        return parse_int(key, value, 0)
-    if key == "compactPercentage":
-        return parse_int(key, value, 0, 100)
-    if key == "userVersion":
-        return parse_int(key, value, 0, 0xFFFFFFFF)
-    if key == "archiveDirectory":
-        text = str(value)
-        if not text or os.path.isabs(text) or ".." in text.replace("\\", "/").split("/"):
-            raise ConfigError(key, value, "a folder name inside the journal folder, "
-                              "without '..' (such as archive)")
-        return text
-    return parse_bool(key, value)
 
 
 def read_conf_file(path: str) -> dict[str, str]:
@@ -278,3 +241,29 @@ def load_config(options: Mapping[str, Any] | None = None, conf_file: str | None 
     merged: dict[str, Any] = dict(read_conf_file(path)) if path else {}
     merged.update(options or {})
     return JournalConfig().with_options(merged)
+
+# --- conf/sparkjournal.conf -----------------------------------------------------------
+
+WIDTH = 88                    # of the comment lines
+NAME_COLUMN = 22              # where a value starts
+HEADER = ("sparkjournal default configuration, generated by `sparkjournal options --conf`. "
+          "Copy this file, point SPARKJOURNAL_CONF at the copy, or pass any key as an option "
+          "(spark .option(key, value) or Journal.open(path, key=value)). Sizes: 10m, 490k, 1g. "
+          "Times: 500us, 3ms, 1s. An unknown key or a bad value is an error that names the key.")
+
+
+def _comment(text: str) -> list[str]:
+    return textwrap.wrap(text, WIDTH - 2, initial_indent="# ", subsequent_indent="# ",
+                         break_on_hyphens=False)
+
+
+def conf_text() -> str:
+    lines = _comment(HEADER)
+    for heading, options in SECTIONS:
+        if heading:
+            lines += ["", f"# --- {heading} ".ljust(WIDTH, "-")]
+        for option in options:
+            meaning = option.explained[0].upper() + option.explained[1:]
+            lines += [""] + _comment(f"{meaning}. Accepts {option.accepts}.")
+            lines.append(f"{option.name:<{NAME_COLUMN}}{option.default_text}")
+    return "\n".join(lines) + "\n"

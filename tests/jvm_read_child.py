@@ -93,7 +93,7 @@ def main(work: str) -> None:
                       "key": [str(i) for i in range(100, 110)]})
     message = write_task(iter(table.to_batches()), WritePlan(path, (), log_uri, "q", 1))
     both(spark, "undecided_transaction", lambda r: r.load(path))
-    CommitLog(log_uri).record("q", 1, [message])
+    CommitLog(log_uri).record("q", 1, [message.decided()])
     both(spark, "decided_transaction", lambda r: r.load(path))
 
     path = os.path.join(work, "evolved")

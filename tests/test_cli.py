@@ -12,7 +12,7 @@ import pytest
 
 from sparkjournal import Journal
 from sparkjournal.cli.main import main
-from sparkjournal.config import parse_time_ns
+from sparkjournal.config import JOURNAL
 from sparkjournal.journal.datafile import MappedFile, read_header
 
 from conftest import NATIVE_BUILT, NATIVE_MISSING_REASON
@@ -250,7 +250,7 @@ def test_perf_journal_prints_rate_buffer_timeout_and_write_cache(tmp_path, capsy
     out = capsys.readouterr().out
     assert out.count("writes/s") >= 3
     (timeout_line,) = [line for line in out.splitlines() if line.startswith("bufferTimeout ")]
-    assert parse_time_ns("bufferTimeout", timeout_line.split()[1]) > 0   # config accepts it
+    assert JOURNAL["bufferTimeout"].parse(timeout_line.split()[1]) > 0   # config accepts it
     assert "write cache: " in out
     assert os.listdir(tmp_path) == []                       # the test file is gone
 

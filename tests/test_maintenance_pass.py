@@ -92,15 +92,15 @@ def test_a_pass_resolves_what_a_dead_worker_left_and_is_idempotent(spark, tmp_pa
     plan = WritePlan(path, (), log_uri, "q", 1)
     message = write_task(iter(table.to_batches()), plan)      # PREPAREd here; this process
     drop_writer(plan.path, plan.options)                      # then "dies" before COMMIT
-    CommitLog(log_uri).record("q", 1, [message])              # the driver decided it
-    lane = os.path.join(message["root"], message["lane"])
+    CommitLog(log_uri).record("q", 1, [message.decided()])              # the driver decided it
+    lane = os.path.join(message.root, message.lane)
     with Journal.read(lane) as snapshot:
-        assert [p.tx_id for p in snapshot.prepared()] == [message["tx"]]
-    report = maintain_lane(lane, message["node"], log_uri, load_config())
+        assert [p.tx_id for p in snapshot.prepared()] == [message.tx]
+    report = maintain_lane(lane, message.node, log_uri, load_config())
     assert report.swept and report.committed == 1 and report.error is None, report.line()
     with Journal.read(lane) as snapshot:
         assert snapshot.prepared() == []
-    again = maintain_lane(lane, message["node"], log_uri, load_config())
+    again = maintain_lane(lane, message.node, log_uri, load_config())
     assert (again.committed, again.rolled_back, again.requests_done) == (0, 0, 0)
     assert ids(path) == list(range(10)) + list(range(100, 110))
 

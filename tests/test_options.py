@@ -1,9 +1,10 @@
 """Every option with a bad value fails before anything is touched, with a
 ConfigError naming the key, the value and what the key accepts: each journal
-key (config.py), each write option (spark/sink.py) and each read option
-(spark/read_options.py). And the options table (``sparkjournal options
---markdown``, the README's) lists every one of them with a default that parses
-back to the real default."""
+option (config.JOURNAL), each write option (config.SINK, through spark/sink.py)
+and each read option (config.READ, through spark/read_options.py). The options
+table (``sparkjournal options --markdown``, the README's) lists every one of
+them with a default that parses back to the real default, and
+conf/sparkjournal.conf is exactly ``sparkjournal options --conf``."""
 from __future__ import annotations
 
 import dataclasses
@@ -14,10 +15,10 @@ import pytest
 from sparkjournal import ConfigError, Journal
 from sparkjournal.cli.main import main
 from sparkjournal.cli.options import markdown, option_rows
-from sparkjournal.config import JournalConfig, load_config, read_conf_file
-from sparkjournal.config_keys import KEYS, accepts, default_text
-from sparkjournal.spark.read_options import READ_OPTION_DOCS, READ_OPTIONS, parse_read_options
-from sparkjournal.spark.sink import SINK_OPTION_DOCS, SINK_OPTIONS, split_options
+from sparkjournal.config import (JOURNAL, READ, SINK, JournalConfig, conf_text, load_config,
+                                 read_conf_file)
+from sparkjournal.spark.read_options import parse_read_options
+from sparkjournal.spark.sink import split_options
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 JOURNAL_KEYS = [f.name for f in dataclasses.fields(JournalConfig)]
@@ -47,10 +48,16 @@ def assert_names(caught, key: str, value, accepted: str) -> None:
     assert f"option {key}={value!r} is not valid: {key} accepts {accepted}" in str(error)
 
 
+def accepts(key: str) -> str:
+    return JOURNAL[key].accepts
+
+
 def test_every_option_has_a_bad_value_case_and_both_texts():
-    assert sorted(BAD_JOURNAL_VALUES) == sorted(JOURNAL_KEYS) == sorted(KEYS)
-    assert sorted(BAD_READ_VALUES) == sorted(READ_OPTIONS) == sorted(READ_OPTION_DOCS)
-    assert sorted(BAD_WRITE_VALUES) == sorted(SINK_OPTIONS) == sorted(SINK_OPTION_DOCS)
+    assert sorted(BAD_JOURNAL_VALUES) == sorted(JOURNAL_KEYS) == sorted(JOURNAL.names)
+    assert sorted(BAD_READ_VALUES) == sorted(READ.names)
+    assert sorted(BAD_WRITE_VALUES) == sorted(SINK.names)
+    for option in [*JOURNAL, *READ, *SINK]:
+        assert option.accepts and option.meaning and option.default_text, option.name
 
 
 @pytest.mark.parametrize("key", JOURNAL_KEYS)
@@ -74,9 +81,8 @@ def test_a_bad_value_in_the_conf_file_names_the_key(tmp_path, monkeypatch):
     assert_names(caught, "maxIO", "lots", accepts("maxIO"))
 
 
-SPARK_CASES = ([("read", key, BAD_READ_VALUES[key], READ_OPTION_DOCS[key][1]) for key in READ_OPTIONS]
-               + [("write", key, BAD_WRITE_VALUES[key], SINK_OPTION_DOCS[key][1])
-                  for key in SINK_OPTIONS])
+SPARK_CASES = ([("read", key, BAD_READ_VALUES[key], READ[key].accepts) for key in READ.names]
+               + [("write", key, BAD_WRITE_VALUES[key], SINK[key].accepts) for key in SINK.names])
 
 
 @pytest.mark.parametrize("kind,key,value,accepted", SPARK_CASES, ids=[c[1] for c in SPARK_CASES])
@@ -104,23 +110,46 @@ def test_an_unknown_option_lists_the_known_ones(tmp_path):
 
 def test_the_table_lists_every_option_once_with_its_texts():
     table = markdown()
-    for key in JOURNAL_KEYS + list(READ_OPTIONS) + list(SINK_OPTIONS):
-        assert table.count(f"| `{key}` |") == 1, key
-    for key in JOURNAL_KEYS:
-        assert accepts(key) in table and KEYS[key][1] in table
-    assert len(option_rows()) == len(JOURNAL_KEYS) + len(READ_OPTIONS) + len(SINK_OPTIONS)
+    for option in [*JOURNAL, *READ, *SINK]:
+        row = (f"| `{option.name}` | {option.default_text} | {option.accepts} | "
+               f"{option.meaning} |")
+        assert table.count(f"| `{option.name}` |") == 1 and row in table, option.name
+    assert len(option_rows()) == len(JOURNAL) + len(READ) + len(SINK)
 
 
 @pytest.mark.parametrize("key", JOURNAL_KEYS)
 def test_the_default_the_table_shows_parses_back_to_the_default(key):
     default = getattr(JournalConfig(), key)
-    assert getattr(load_config({key: default_text(key, default)}), key) == default
+    assert default == JOURNAL[key].default
+    assert getattr(load_config({key: JOURNAL[key].default_text}), key) == default
 
 
-def test_the_conf_file_sets_every_key_to_its_default():
-    conf = read_conf_file(os.path.join(REPO, "conf", "sparkjournal.conf"))
-    assert sorted(conf) == sorted(JOURNAL_KEYS)
+@pytest.mark.parametrize("option", [o for o in [*READ, *SINK] if o.default is not None],
+                         ids=lambda option: option.name)
+def test_a_read_or_write_default_that_is_a_value_parses_back_to_it(option):
+    assert option.parse(option.default_text) == option.default
+
+
+def test_the_conf_file_is_the_options_definition_at_its_defaults(capsys):
+    path = os.path.join(REPO, "conf", "sparkjournal.conf")
+    with open(path, encoding="utf-8") as handle:
+        assert handle.read() == conf_text(), \
+            "conf/sparkjournal.conf is stale: regenerate it with `sparkjournal options --conf`"
+    conf = read_conf_file(path)
+    assert list(conf) == JOURNAL_KEYS
     assert load_config(conf) == JournalConfig()
+    assert main(["options", "--conf"]) == 0
+    assert capsys.readouterr().out == conf_text()
+
+
+def test_a_bound_names_the_option_the_value_and_what_is_accepted():
+    for key, value in [("maxIO", "0"), ("maxIO", 4097), ("fileSize", "4g"), ("fileSize", "10001"),
+                       ("deviceBlockSize", "3k"), ("pageSizeBytes", "4095"),
+                       ("userVersion", 1 << 32), ("compactPercentage", "101")]:
+        with pytest.raises(ConfigError) as caught:
+            load_config({key: value})
+        assert_names(caught, key, value, accepts(key))
+    assert load_config({"maxIO": "4096", "fileSize": (4 << 30) - 4096}).fileSize == (4 << 30) - 4096
 
 
 def test_the_options_command_prints_the_table(capsys):

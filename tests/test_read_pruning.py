@@ -68,6 +68,31 @@ def test_batch_id_filter_is_pushed_to_the_reader(spark, journal):
     assert "id#" in plan and "> 150" in plan               # an event column filter stays with Spark
 
 
+def test_the_python_reader_claims_filters_only_when_spark_pushes_them(spark, journal):
+    # The Python data source itself (where the JVM connector is installed it
+    # answers format("sparkjournal")): with pushdown off it plans without
+    # pushFilters and Spark filters; with it on the filter is pushed and claimed.
+    from sparkjournal.spark.datasource import JournalDataSource
+
+    class PythonOnly(JournalDataSource):
+        @classmethod
+        def name(cls) -> str:
+            return "sparkjournal_python_only"
+
+    spark.dataSource.register(PythonOnly)
+    for pushdown in (False, True):
+        spark.conf.set(PUSHDOWN, str(pushdown).lower())
+        try:
+            frame = (spark.read.format("sparkjournal_python_only").load(journal)
+                     .filter("_batch_id = 1 and id > 150"))
+            rows = sorted(row.id for row in frame.collect())
+            plan = frame._jdf.queryExecution().executedPlan().toString()
+        finally:
+            spark.conf.unset(PUSHDOWN)
+        assert rows == list(range(151, 200)), pushdown
+        assert ("= 1)" in plan) is not pushdown, plan   # claimed by the reader only when pushed
+
+
 def test_pruned_records_are_not_read(spark, journal):
     log_uri = os.path.join(journal, "_commits")
     schema = commit_log(log_uri).read_schema()

@@ -48,7 +48,7 @@ def test_prepared_but_undecided_transaction_is_invisible_until_decided(spark, tm
                       "key": [str(i) for i in range(100, 110)]})
     message = write_task(iter(table.to_batches()), WritePlan(path, (), log_uri, "q", 1))
     assert spark.read.format("sparkjournal").load(path).count() == 10
-    CommitLog(log_uri).record("q", 1, [message])
+    CommitLog(log_uri).record("q", 1, [message.decided()])
     ids = sorted(r.id for r in spark.read.format("sparkjournal").load(path).collect())
     assert ids == list(range(10)) + list(range(100, 110))
 

@@ -122,13 +122,13 @@ def test_undecided_transaction_holds_its_lane_until_decided(spark, tmp_path):
     later = pa.table({"id": pa.array(range(2000, 2010), pa.int64()),
                       "key": [str(i) for i in range(2000, 2010)]})
     decided = write_task(iter(later.to_batches()), WritePlan(path, (), log_uri, "other", 0))
-    assert undecided["lane"] == decided["lane"] and decided["tx"] > undecided["tx"]
-    CommitLog(log_uri).record("other", 0, [decided])
+    assert undecided.lane == decided.lane and decided.tx > undecided.tx
+    CommitLog(log_uri).record("other", 0, [decided.decided()])
     run_available_now(spark, path, tmp_path)
     # The decided batch sits behind the undecided one: it waits, or a later
     # decision of q's batch 1 would land below an offset already passed.
     assert landed(spark, tmp_path) == collections.Counter(range(100))
-    CommitLog(log_uri).record("q", 1, [undecided])
+    CommitLog(log_uri).record("q", 1, [undecided.decided()])
     run_available_now(spark, path, tmp_path)
     expected = list(range(100)) + list(range(1000, 1010)) + list(range(2000, 2010))
     assert landed(spark, tmp_path) == collections.Counter(expected)

@@ -73,7 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     options = _command(commands, "options", "options:run",
                        "List every option: default, accepted values, meaning.")
-    options.add_argument("--markdown", action="store_true", help="as the README's markdown table")
+    shape = options.add_mutually_exclusive_group()
+    shape.add_argument("--markdown", action="store_true", help="as the README's markdown table")
+    shape.add_argument("--conf", action="store_true",
+                       help="as conf/sparkjournal.conf: every journal option at its default")
 
     jvm = _command(commands, "jvm", "jvm_connector:run",
                    "Say whether the JVM connector is built and in pyspark's jars folder; "

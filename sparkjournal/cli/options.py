@@ -1,30 +1,19 @@
-"""``sparkjournal options [--markdown]``: every option with its default, what
-it accepts and what it does, from the definitions the code validates with
-(config_keys.py, spark/sink.py, spark/read_options.py); ``--markdown`` prints
-the README's options table.
+"""``sparkjournal options [--markdown | --conf]``: every option with its
+default, what it accepts and what it does, from the one definition the code
+parses with (config: JOURNAL, SINK, READ); ``--markdown`` prints the README's
+options table, ``--conf`` the text of conf/sparkjournal.conf.
 """
 from __future__ import annotations
 
-import dataclasses
+from ..config import JOURNAL, READ, SINK, conf_text
 
-from ..config import JournalConfig
-from ..config_keys import KEYS, default_text
-from ..spark.read_options import READ_OPTION_DOCS
-from ..spark.sink import SINK_OPTION_DOCS
+TABLES = (("journal", JOURNAL), ("write", SINK), ("read", READ))
 
 
 def option_rows() -> list[tuple[str, str, str, str, str]]:
     """(section, option, default, accepted values, meaning) of every option."""
-    rows = []
-    for field in dataclasses.fields(JournalConfig):
-        accepted, meaning = KEYS[field.name]
-        rows.append(("journal", field.name, default_text(field.name, field.default), accepted,
-                     meaning))
-    for name, (default, accepted, meaning) in SINK_OPTION_DOCS.items():
-        rows.append(("write", name, default, accepted, meaning))
-    for name, (default, accepted, meaning) in READ_OPTION_DOCS.items():
-        rows.append(("read", name, default, accepted, meaning))
-    return rows
+    return [(section, option.name, option.default_text, option.accepts, option.meaning)
+            for section, table in TABLES for option in table]
 
 
 SECTIONS = {
@@ -56,6 +45,9 @@ def _cell(text: str) -> str:
 
 
 def run(args) -> int:
+    if args.conf:
+        print(conf_text(), end="")
+        return 0
     if args.markdown:
         print(markdown(), end="")
         return 0

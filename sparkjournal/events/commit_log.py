@@ -40,6 +40,7 @@ import uuid
 import pyarrow as pa
 import pyarrow.fs as pafs
 
+from ..config_keys import one_path_segment
 from ..errors import FormatVersionError, SparkJournalError
 from ..io.files_io import fsync_dir, write_file_atomically
 from ..io.modes import make_dirs
@@ -116,7 +117,7 @@ def default_log_uri(path: str) -> str:
 
 def safe_name(query: str) -> str:
     """A query id as one path segment."""
-    if not query or "/" in query or query in (".", "..") or "\x00" in query:
+    if not one_path_segment(query):
         raise SparkJournalError(f"query id {query!r} cannot name a commit log folder: use "
                                 f"letters, digits, '-', '_' or '.' and no '/'")
     return query

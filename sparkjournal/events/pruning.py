@@ -23,11 +23,12 @@ import operator
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .read_columns import RECORD_METADATA
+
 META_STATS = b"sparkjournal.stats"
 SHORT_STRING = 32            # strings of at most this mean length get min/max
 
 OPS = {"=": operator.eq, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
-METADATA_COLUMNS = ("_batch_id", "_commit_time", "_host", "_lane", "_record_id")
 EXACT_COLUMNS = ("_batch_id", "_host", "_lane", "_record_id")
 
 
@@ -74,13 +75,13 @@ class Predicate:
         return bool(self.comparisons)
 
     def on_metadata(self) -> bool:
-        return any(c.column in METADATA_COLUMNS for c in self.comparisons)
+        return any(c.column in RECORD_METADATA for c in self.comparisons)
 
     def may_match(self, metadata: dict, stats: dict, schema: pa.Schema) -> bool:
         """``metadata``: {metadata column: its constant value for the record};
         ``stats``: read_stats of the record; ``schema``: the journal's events schema."""
         for comparison in self.comparisons:
-            if comparison.column in METADATA_COLUMNS:
+            if comparison.column in RECORD_METADATA:
                 value = metadata.get(comparison.column)
                 if value is None or not _holds(value, comparison):
                     return False

@@ -23,7 +23,7 @@ from .deletions import original_positions
 METADATA = pa.schema([("_batch_id", pa.int64()), ("_commit_time", pa.timestamp("us", tz="UTC")),
                       ("_host", pa.string()), ("_lane", pa.string()), ("_record_id", pa.int64()),
                       ("_row", pa.int32())])
-RECORD_METADATA = METADATA.names[:-1]        # a constant for every row of a stored record
+RECORD_METADATA = tuple(METADATA.names[:-1])  # a constant for every row of a stored record
 _COLUMN, _METADATA, _ROW, _NULLS = "column", "metadata", "row", "nulls"     # ReadColumns plan steps
 
 

@@ -19,11 +19,8 @@ from .deletions import ROW_COLUMN
 from .lane_deletes import lane_deletions, pending_deletions
 from .node import node_roots, read_node_id
 from .page_records import live_pages
+from .read_columns import METADATA
 from .resolve import Outcome, prepared_outcomes
-
-
-# The metadata columns a page file adds to the events (lane_scan.METADATA).
-PAGE_METADATA = ["_batch_id", "_commit_time", "_host", "_lane", "_record_id", "_row"]
 
 
 def lane_event_records(snapshot, node: str | None, lane: str):
@@ -52,7 +49,7 @@ def read_table(path: str, **options) -> pa.Table | None:
             deletions = lane_deletions(snapshot, deleted_by_requests)
             for ref in live_pages(snapshot):
                 table = deletions.filter_rows(pq.read_table(ref.path(lane)))
-                batches += table.drop_columns(PAGE_METADATA).to_batches()
+                batches += table.drop_columns(METADATA.names)   # a page file holds them all.to_batches()
             for record in lane_event_records(snapshot, node, os.path.basename(lane)):
                 batch = deletions.apply(event_records.read_body(bytes(record.body))[0],
                                         record.record_id)

@@ -1,6 +1,6 @@
 """Retention: old committed events become dead.
 
-``retention`` (config.py) is an age or a size per lane:
+``retention`` (config.JOURNAL) is an age or a size per lane:
 
 * an age: a stored record of events is dead once its batch's decision (the
   commit log's ``committed_at_ms``) is older than the age;

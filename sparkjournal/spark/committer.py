@@ -33,6 +33,7 @@ from ..journal.inside import check_inside
 from ..events.resolve import commit_log, resolve_lane
 from .lane_cache import held_here
 from .schema import evolve
+from .task_message import TaskMessage
 
 log = logging.getLogger("sparkjournal.commit")
 
@@ -115,34 +116,33 @@ class BatchCommitter:
             self.log.write_schema(evolved)
         self._schema = incoming
 
-    def commit(self, query: str, batch: int, messages: list[dict], metrics: BatchMetrics) -> Decision:
+    def commit(self, query: str, batch: int, messages: list[TaskMessage],
+               metrics: BatchMetrics) -> Decision:
         """Records the decision of the tasks' ``messages``; a message without a
         tx (its rows were dropped into a full lane) counts in the metrics only."""
         started = time.perf_counter()
-        dropped = [m for m in messages if m.get("tx") is None]
-        messages = [m for m in messages if m.get("tx") is not None]
-        txs = [{k: m[k] for k in ("node", "host", "root", "lane", "tx", "records", "rows", "bytes")}
-               for m in messages]
-        decision = self.log.record(query, batch, txs)
+        dropped = [m for m in messages if m.tx is None]
+        messages = [m for m in messages if m.tx is not None]
+        decision = self.log.record(query, batch, [m.decided() for m in messages])
         logged = time.perf_counter()
         metrics.lanes_committed_now = self.commit_reachable(messages)
         metrics.commit_log_ms = (logged - started) * 1e3
         metrics.commit_records_ms = (time.perf_counter() - logged) * 1e3
-        metrics.rows = sum(m["rows"] for m in messages)
-        metrics.bytes = sum(m["bytes"] for m in messages)
-        metrics.records = sum(m["records"] for m in messages)
+        metrics.rows = sum(m.rows for m in messages)
+        metrics.bytes = sum(m.bytes for m in messages)
+        metrics.records = sum(m.records for m in messages)
         metrics.tasks = len(messages) + len(dropped)
-        metrics.dropped_rows = sum(m.get("dropped") or 0 for m in dropped)
-        metrics.dropped_lanes = sorted({f"{m['host']}:{m['root']}/{m['lane']}" for m in dropped})
-        metrics.lanes = sorted({f"{m['host']}:{m['root']}/{m['lane']}" for m in messages})
-        metrics.write_ms = max((m["write_ms"] for m in messages), default=0.0)
-        metrics.prepare_ms = max((m["prepare_ms"] for m in messages), default=0.0)
+        metrics.dropped_rows = sum(m.dropped for m in dropped)
+        metrics.dropped_lanes = sorted({m.where for m in dropped})
+        metrics.lanes = sorted({m.where for m in messages})
+        metrics.write_ms = max((m.write_ms for m in messages), default=0.0)
+        metrics.prepare_ms = max((m.prepare_ms for m in messages), default=0.0)
         return decision
 
-    def commit_reachable(self, messages: list[dict]) -> int:
+    def commit_reachable(self, messages: list[TaskMessage]) -> int:
         """Resolves the lanes of ``messages`` that this process can lock now."""
         done = 0
-        for node, root, lane in sorted({(m["node"], m["root"], m["lane"]) for m in messages}):
+        for node, root, lane in sorted({(m.node, m.root, m.lane) for m in messages}):
             if read_node_id(root) != node:
                 continue                         # another node's root: its holder resolves it
             directory = os.path.join(root, lane)

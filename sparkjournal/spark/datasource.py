@@ -28,6 +28,7 @@ from pyspark.sql.datasource import (DataSource, DataSourceArrowWriter,
 from ..errors import SparkJournalError
 from .committer import BatchCommitter, BatchMetrics, default_log_uri
 from .lane_writer import WritePlan, write_task
+from .task_message import TaskMessage
 from .read_options import ReadOptions, parse_read_options
 from .reader import METADATA, reader_class
 from ..events.lane_scan import spark_facing
@@ -42,7 +43,7 @@ log = logging.getLogger("sparkjournal.datasource")
 
 @dataclasses.dataclass
 class JournalCommitMessage(WriterCommitMessage):
-    message: dict | None            # lane_writer's commit message; None: no rows
+    message: dict | None            # a TaskMessage's to_json (plain values); None: no rows
 
 
 def _setup(options) -> tuple[str, BatchCommitter, tuple, str | None]:
@@ -65,14 +66,15 @@ class _Writer:
         committer.check_schema(spark_to_arrow(schema), f"a write into {self.path}")
 
     def write(self, iterator):
-        return JournalCommitMessage(write_task(iterator, self.plan))
+        message = write_task(iterator, self.plan)
+        return JournalCommitMessage(message.to_json() if message is not None else None)
 
     def _committer(self) -> BatchCommitter:
         return BatchCommitter(self.path, dict(self.journal_options), self.log_uri)
 
     def _finish(self, messages, batch: int) -> None:
         found = _written(messages)
-        query = self.plan.query or next((m["query"] for m in found), None)
+        query = self.plan.query or next((m.query for m in found), None)
         if query is None:
             return                                    # no task wrote a row: nothing to commit
         committer = self._committer()
@@ -85,9 +87,9 @@ class _Writer:
         metrics.log_to(log)
 
 
-def _written(messages) -> list[dict]:
-    """The lane_writer messages of the tasks that wrote rows."""
-    return [m.message for m in messages
+def _written(messages) -> list[TaskMessage]:
+    """The commit messages of the tasks that wrote rows."""
+    return [TaskMessage.from_json(m.message) for m in messages
             if isinstance(m, JournalCommitMessage) and m.message is not None]
 
 

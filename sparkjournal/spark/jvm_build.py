@@ -28,7 +28,6 @@ Contract:
 """
 from __future__ import annotations
 
-import dataclasses
 import fcntl
 import hashlib
 import json
@@ -170,14 +169,12 @@ def jar_resources() -> dict[str, bytes]:
 
 
 def option_names() -> dict:
-    """The options a read knows, from their Python definitions."""
-    from ..config import JournalConfig
-    from .read_options import READ_OPTION_DOCS
-    from .sink import SINK_OPTION_DOCS, SPARK_OWN_OPTIONS
-    return {"journal": sorted(field.name for field in dataclasses.fields(JournalConfig)),
-            "read": {name: doc[1] for name, doc in READ_OPTION_DOCS.items()},
-            "sink": {name: doc[1] for name, doc in SINK_OPTION_DOCS.items()},
-            "spark": list(SPARK_OWN_OPTIONS) + ["paths"]}
+    """The options a read knows, from their one definition (config)."""
+    from ..config import JOURNAL, READ, SINK, SPARK_OWN
+    return {"journal": sorted(JOURNAL.names),
+            "read": {option.name: option.accepts for option in READ},
+            "sink": {option.name: option.accepts for option in SINK},
+            "spark": list(SPARK_OWN) + ["paths"]}
 
 
 def source_key(sources: list[str], spark_version: str, resources: dict[str, bytes]) -> str:

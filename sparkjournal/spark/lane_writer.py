@@ -2,8 +2,8 @@
 
 A task writes its partition's Arrow batches into a lane of its node's root as
 the records of ONE transaction, closes it with a PREPARE (XID: query, batch,
-commit log; see xid.py) synced before the task returns, and returns a small
-commit message naming the transaction. Nothing of it is visible until the
+commit log; see xid.py) synced before the task returns, and returns its commit
+message naming the transaction (task_message.TaskMessage). Nothing of it is visible until the
 driver's decision lists it (resolve.py).
 
 A Python worker process keeps its lane open across tasks (Spark reuses workers),
@@ -26,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
-import os
 import socket
 import time
 
@@ -40,17 +39,11 @@ from .lane_cache import drop_writer, using
 from ..events import event_records
 from ..events.resolve import commit_log, resolve_lane
 from ..events.xid import BatchXid
+from .task_message import MESSAGE_SCHEMA, TaskIdentity, TaskMessage
 
 log = logging.getLogger("sparkjournal.task")
 APPEND_CHUNK = 64 << 20          # Arrow bytes handed to one append_batch call
 INJECT_FAILURE = "sparkjournal.inject.fail"   # local property: "afterWrite:P" / "afterPrepare:P"
-
-MESSAGE_SCHEMA = pa.schema([
-    ("query", pa.string()), ("batch", pa.int64()),
-    ("node", pa.string()), ("host", pa.string()), ("root", pa.string()), ("lane", pa.string()),
-    ("tx", pa.int64()), ("records", pa.int64()), ("rows", pa.int64()), ("bytes", pa.int64()),
-    ("partition", pa.int64()), ("attempt", pa.int64()),
-    ("write_ms", pa.float64()), ("prepare_ms", pa.float64()), ("dropped", pa.int64())])
 
 
 class SinkTaskError(SparkJournalError, RuntimeError):
@@ -68,31 +61,32 @@ class WritePlan:
     log_id: str | None = None    # the commit log's LOG_ID as the driver sees it (None: unchecked)
 
 
-def _task_identity(plan: WritePlan) -> tuple[str, int, int, int, int, str | None]:
+def _task_identity(plan: WritePlan) -> TaskIdentity:
     from pyspark import TaskContext
     context = TaskContext.get()
     if context is None:                                 # called outside Spark (tools, tests)
-        return plan.query or "direct", plan.batch or 0, -1, 0, -1, None
+        return TaskIdentity(plan.query or "direct", plan.batch or 0, -1, 0, -1)
     query = plan.query or context.getLocalProperty("sql.streaming.queryId")
     batch = plan.batch if plan.batch is not None else context.getLocalProperty("streaming.sql.batchId")
     if query is None or batch is None:
         raise SinkTaskError("the task has no streaming query id or batch id: the sparkjournal "
                             "stream writer runs only inside a streaming query")
-    return (query, int(batch), context.partitionId(), context.attemptNumber(),
-            context.taskAttemptId(), context.getLocalProperty(INJECT_FAILURE))
+    return TaskIdentity(query, int(batch), context.partitionId(), context.attemptNumber(),
+                        context.taskAttemptId(), context.getLocalProperty(INJECT_FAILURE))
 
 
-def _maybe_fail(inject: str | None, point: str, partition: int, attempt: int) -> None:
+def _maybe_fail(identity: TaskIdentity, point: str) -> None:
     """Fault injection for tests: fail the first attempt of a partition."""
-    if inject and attempt == 0 and inject == f"{point}:{partition}":
+    inject, partition = identity.inject, identity.partition
+    if inject and identity.attempt == 0 and inject == f"{point}:{partition}":
         raise SinkTaskError(f"injected failure {inject} (first attempt of partition {partition})")
 
 
-def write_task(batches, plan: WritePlan) -> dict | None:
+def write_task(batches, plan: WritePlan) -> TaskMessage | None:
     """Writes one task's batches as one prepared transaction; returns its commit
-    message (MESSAGE_SCHEMA fields), or None if the partition had no rows."""
+    message, or None if the partition had no rows."""
     identity = _task_identity(plan)
-    query, batch_id = identity[:2]
+    query, batch_id = identity.query, identity.batch
     _check_same_log(plan)
     if commit_log(plan.log_uri).decision(query, batch_id) is not None:
         return None                         # a replay of a committed batch: nothing to write
@@ -122,8 +116,8 @@ def _check_same_log(plan: WritePlan) -> None:
             f"host share (hdfs://, s3://, a shared mount), next to the checkpoint")
 
 
-def _write_prepared(writer, batches, plan: WritePlan, identity: tuple, where: str) -> dict | None:
-    query, batch_id, partition, attempt, task, inject = identity
+def _write_prepared(writer, batches, plan: WritePlan, identity: TaskIdentity,
+                    where: str) -> TaskMessage | None:
     journal, tx, prepared = writer.journal, None, False
     try:
         resolve_lane(journal, writer.node, writer.lane)
@@ -139,7 +133,7 @@ def _write_prepared(writer, batches, plan: WritePlan, identity: tuple, where: st
         for batch in _with_end(batches):
             if batch is not None:
                 for piece in event_records.pieces(batch, max_body):
-                    chunk.append(event_records.tag(piece, query, batch_id))
+                    chunk.append(event_records.tag(piece, identity.query, identity.batch))
                     chunk_bytes += piece.nbytes
                     rows += piece.num_rows
             if chunk and (batch is None or chunk_bytes >= APPEND_CHUNK):
@@ -151,12 +145,13 @@ def _write_prepared(writer, batches, plan: WritePlan, identity: tuple, where: st
                 records, nbytes, chunk, chunk_bytes = records + len(chunk), nbytes + chunk_bytes, [], 0
         if tx is None:
             return None
-        _maybe_fail(inject, "afterWrite", partition, attempt)
+        _maybe_fail(identity, "afterWrite")
         written = time.perf_counter()
-        xid = BatchXid(plan.log_uri, query, batch_id, partition, attempt, task)
+        xid = BatchXid(plan.log_uri, identity.query, identity.batch, identity.partition,
+                       identity.attempt, identity.task)
         journal.prepare(tx, xid.encode(), sync=True)
         prepared = True
-        _maybe_fail(inject, "afterPrepare", partition, attempt)
+        _maybe_fail(identity, "afterPrepare")
         done = time.perf_counter()
     except BaseException as error:
         _abandon(plan, journal, tx, prepared)
@@ -167,16 +162,14 @@ def _write_prepared(writer, batches, plan: WritePlan, identity: tuple, where: st
                     write_ms=append_s * 1e3, prepare_ms=(done - written) * 1e3)
 
 
-def _message(writer, identity: tuple, *, tx: int | None = None, records: int = 0, rows: int = 0,
-             nbytes: int = 0, write_ms: float = 0.0, prepare_ms: float = 0.0,
-             dropped: int = 0) -> dict:
-    """A task's commit message (MESSAGE_SCHEMA); ``tx`` None: it wrote nothing,
-    the DROP policy dropped its ``dropped`` rows."""
-    query, batch_id, partition, attempt = identity[:4]
-    return {"query": query, "batch": batch_id, "node": writer.node, "host": socket.gethostname(),
-            "root": writer.root, "lane": writer.lane, "tx": tx, "records": records, "rows": rows,
-            "bytes": nbytes, "partition": partition, "attempt": attempt, "write_ms": write_ms,
-            "prepare_ms": prepare_ms, "dropped": dropped}
+def _message(writer, identity: TaskIdentity, *, tx: int | None = None, records: int = 0,
+             rows: int = 0, nbytes: int = 0, write_ms: float = 0.0, prepare_ms: float = 0.0,
+             dropped: int = 0) -> TaskMessage:
+    """A task's commit message; ``tx`` None: it wrote nothing, the DROP policy
+    dropped its ``dropped`` rows."""
+    return TaskMessage(identity.query, identity.batch, writer.node, socket.gethostname(),
+                       writer.root, writer.lane, tx, records, rows, nbytes, identity.partition,
+                       identity.attempt, write_ms, prepare_ms, dropped)
 
 
 def _with_end(batches):
@@ -205,5 +198,5 @@ def arrow_task(plan: WritePlan):
     def run(batches):
         message = write_task(batches, plan)
         if message is not None:
-            yield pa.RecordBatch.from_pylist([message], schema=MESSAGE_SCHEMA)
+            yield pa.RecordBatch.from_pylist([message.to_json()], schema=MESSAGE_SCHEMA)
     return run

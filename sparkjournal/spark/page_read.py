@@ -34,7 +34,8 @@ from ..events.event_records import EVENTS
 from ..events.lane_deletes import lane_deletions, pending_deletions
 from ..events.page_records import PAGES, live_pages
 from ..events.page_scan import wanted
-from ..events.pruning import METADATA_COLUMNS, Predicate
+from ..events.pruning import Predicate
+from ..events.read_columns import RECORD_METADATA
 from ..journal.journal import Journal
 
 
@@ -110,7 +111,7 @@ def _conditions(predicate: Predicate):
     read's starting point: exact, as the tail's record pruning is)."""
     from pyspark.sql import functions as F
     for comparison in predicate.comparisons:
-        if comparison.column not in METADATA_COLUMNS:
+        if comparison.column not in RECORD_METADATA:
             continue
         column = F.col(comparison.column)
         if comparison.op == "in":

@@ -29,7 +29,9 @@ from ..events.pruning import Predicate
 from .pushdown import from_spark_filters
 from .driver_view import driver_lanes
 
-PUSHDOWN_PLANNER = ".data_source_pushdown_filters"      # pyspark.sql.worker's module
+# The worker module PySpark plans a read with when it pushes filters: the only
+# caller of DataSourceReader.pushFilters.
+PUSHDOWN_PLANNER = "pyspark.sql.worker.data_source_pushdown_filters"
 __all__ = ["METADATA", "JournalReader", "LanePartition", "reader_class"]
 
 
@@ -82,18 +84,18 @@ class PushdownJournalReader(JournalReader):
 
 
 def reader_class() -> type[JournalReader]:
-    """PySpark's planner refuses a reader that implements ``pushFilters`` while
-    ``spark.sql.python.filterPushdown.enabled`` is false, and does not tell
-    ``DataSource.reader()`` which it is. With it on, Spark plans the read in
-    its pushdown worker module; with it off, in the plain planner, where the
-    setting is a local of the calling frame. Recognise the caller; where it
-    cannot be recognised, no pushdown (the safe choice: the read works,
-    unpruned)."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        if frame.f_globals.get("__name__", "").endswith(PUSHDOWN_PLANNER):
-            return PushdownJournalReader
-        if "enable_pushdown" in frame.f_locals:
-            return PushdownJournalReader if frame.f_locals["enable_pushdown"] else JournalReader
-        frame = frame.f_back
-    return JournalReader
+    """The reader for the Python worker planning this read.
+
+    PySpark plans a read in one of two worker modules, each a process of its
+    own (a daemon per module, its argv naming it): with
+    ``spark.sql.python.filterPushdown.enabled`` on and filters to push, in
+    PUSHDOWN_PLANNER, which calls ``pushFilters``; otherwise in
+    ``plan_data_source_read``, which never calls it and refuses a reader that
+    implements it while the setting is off. ``DataSource.reader()`` is told
+    neither (it gets the schema only; the setting reaches the worker's entry
+    function and no further), so the reader follows the planner this process
+    runs: the pushdown reader where PUSHDOWN_PLANNER is loaded, else the plain
+    one. Where the module would be missed (run as ``__main__`` without the
+    daemon), the plain reader reads the same rows, unpruned, and Spark applies
+    every filter."""
+    return PushdownJournalReader if PUSHDOWN_PLANNER in sys.modules else JournalReader

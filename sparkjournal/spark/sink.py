@@ -38,72 +38,30 @@ import collections
 import logging
 import time
 
-from ..config import load_config, parse_int
-from ..errors import ConfigError, SparkJournalError
-from ..events.commit_log import safe_name
+from ..config import LOCAL_SMALL_BATCH_ROWS, SINK, SPARK_OWN, load_config
+from ..errors import SparkJournalError
 from .committer import BatchCommitter, BatchMetrics
-from .lane_writer import MESSAGE_SCHEMA, WritePlan, arrow_task, write_task
+from .lane_writer import WritePlan, arrow_task, write_task
+from .task_message import TaskMessage, message_ddl
 from .schema import spark_to_arrow
 
 log = logging.getLogger("sparkjournal.sink")
-SINK_OPTIONS = ("txnAppId", "commitLog", "smallBatchRows")
-# option -> (default, what it accepts, what it does); the README table and the
-# errors below use these texts.
-SINK_OPTION_DOCS = {
-    "txnAppId": ("the streaming query id",
-                 "a name of letters, digits, '-', '_' or '.' (no '/')",
-                 "the writer's name in the commit log; set it when several checkpoints must "
-                 "count as one writer (as Delta's option)"),
-    "commitLog": ("`<path>/_commits`",
-                  "a local path or a URI pyarrow.fs supports (hdfs://, s3://, gs://)",
-                  "where the driver's decisions live (reads use it too); on a cluster, put it "
-                  "on fault-tolerant storage next to the checkpoint"),
-    "smallBatchRows": ("10000 in local mode (master local or local[...]), else 0 (off)",
-                       "a whole number from 0 up",
-                       "micro-batches of at most this many rows are collected to the driver as "
-                       "Arrow and written there, into a lane of the driver's node root, through "
-                       "the same two-phase commit: no Python job on the executors, ~2x faster "
-                       "at 1k rows per batch; only where readers see the driver's root (local "
-                       "mode, or a driver on a journal node), so on a cluster it is off unless "
-                       "set; the query's first batch logs the value in effect; the foreachBatch "
-                       "sink only"),
-}
-LOCAL_SMALL_BATCH_ROWS = 10_000   # smallBatchRows when unset in local mode
 HISTORY = 1000                    # batches whose metrics JournalSink.history keeps
-SPARK_OWN_OPTIONS = ("path", "checkpointlocation")    # Spark passes these to data sources
-
-
-def message_ddl() -> str:
-    names = {"string": "string", "int64": "long", "double": "double"}
-    return ", ".join(f"{f.name} {names[str(f.type)]}" for f in MESSAGE_SCHEMA)
 
 
 def split_options(options: dict) -> tuple[dict, dict]:
-    """(sink options, journal options); journal options are validated here, on
-    the driver, so a typo fails before any task runs."""
-    lowered = {k.lower(): k for k in SINK_OPTIONS}
+    """(sink options, typed, under their own spelling; journal options, raw):
+    both are validated here, on the driver, so a typo fails before any task
+    runs."""
     sink, journal = {}, {}
     for key, value in options.items():
-        if key.lower() in lowered:
-            sink[lowered[key.lower()]] = value
-        elif key.lower() not in SPARK_OWN_OPTIONS:
+        option = SINK.find(key)
+        if option is not None:
+            sink[option.name] = option.parse(value)
+        elif key.lower() not in SPARK_OWN:
             journal[key] = value
-    _check_sink_options(sink)
     load_config(journal)
     return sink, journal
-
-
-def _check_sink_options(sink: dict) -> None:
-    app_id = sink.get("txnAppId")
-    if app_id is not None:
-        try:
-            safe_name(str(app_id))                     # it names the writer's commit log folder
-        except SparkJournalError:
-            raise ConfigError("txnAppId", app_id, SINK_OPTION_DOCS["txnAppId"][1]) from None
-    if "commitLog" in sink and not str(sink["commitLog"] or "").strip():
-        raise ConfigError("commitLog", sink["commitLog"], SINK_OPTION_DOCS["commitLog"][1])
-    if "smallBatchRows" in sink:
-        sink["smallBatchRows"] = parse_int("smallBatchRows", sink["smallBatchRows"], 0)
 
 
 def local_mode(master: str) -> bool:
@@ -179,7 +137,7 @@ class JournalSink:
                 metrics.on_driver = True
             else:
                 rows = df.mapInArrow(arrow_task(plan), message_ddl()).collect()
-                messages = [row.asDict() for row in rows]
+                messages = [TaskMessage.from_json(row.asDict()) for row in rows]
             metrics.job_ms = (time.perf_counter() - started) * 1e3
             self.committer.commit(query, batch_id, messages, metrics)
             self._last_rows = metrics.rows + metrics.dropped_rows
