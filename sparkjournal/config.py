@@ -112,6 +112,12 @@ MAINTENANCE = (
                   "dropped rows; FAIL fails the task with JournalFullError and nothing of the "
                   "batch is visible"),
     Option("pageSizeBytes", Size(minimum=4096), 10 << 20, "about this much per page file"),
+    Option("maintenanceBytesPerSecond", Size(example="200m", note="0: no limit"), 200 << 20,
+           "the most a compaction or paging pass writes per second",
+           longer="the most a compaction or paging pass writes per second (as Kafka's "
+                  "log.cleaner.io.max.bytes.per.second): written in paced 1 MiB pieces, so the "
+                  "lane's writer, whose synced commits queue behind maintenance's writes, keeps "
+                  "its latency"),
     Option("laneIdleTimeout", Time(), 60_000_000_000,
            "a Spark worker closes a lane writer no task used for this long",
            longer="a Spark worker closes a lane writer no task used for this long, so "
@@ -265,5 +271,5 @@ def conf_text() -> str:
         for option in options:
             meaning = option.explained[0].upper() + option.explained[1:]
             lines += [""] + _comment(f"{meaning}. Accepts {option.accepts}.")
-            lines.append(f"{option.name:<{NAME_COLUMN}}{option.default_text}")
+            lines.append(f"{option.name:<{NAME_COLUMN - 1}} {option.default_text}")
     return "\n".join(lines) + "\n"

@@ -49,7 +49,7 @@ def read_table(path: str, **options) -> pa.Table | None:
             deletions = lane_deletions(snapshot, deleted_by_requests)
             for ref in live_pages(snapshot):
                 table = deletions.filter_rows(pq.read_table(ref.path(lane)))
-                batches += table.drop_columns(METADATA.names)   # a page file holds them all.to_batches()
+                batches += table.drop_columns(METADATA.names).to_batches()   # a page file holds them all
             for record in lane_event_records(snapshot, node, os.path.basename(lane)):
                 batch = deletions.apply(event_records.read_body(bytes(record.body))[0],
                                         record.record_id)

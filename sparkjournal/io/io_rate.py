@@ -25,7 +25,7 @@ class IoRate:
     def __init__(self, bytes_per_second: int):
         self.bytes_per_second = bytes_per_second
         self._lock = threading.Lock()
-        self._tokens = 0.0
+        self._tokens = bytes_per_second * BURST_SECONDS        # starts full: one burst at once
         self._last = time.monotonic()
         self.waited_s = 0.0             # total time this bucket made writers wait
         self.taken = 0                  # bytes paced through it

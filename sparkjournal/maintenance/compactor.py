@@ -53,6 +53,7 @@ from ..format.codec import CODEC
 from ..io.modes import use_config_modes
 from ..journal.inside import check_inside
 from ..io.direct_write import Stage, write_new_file
+from ..io.io_rate import IoRate
 from ..io.files_io import fsync_dir, remove_quietly
 from ..journal.datafile import FileHeader
 from ..journal.fileset import hold_for_reading, read_generation, try_hold_exclusive, try_hold_maintenance
@@ -193,7 +194,7 @@ def _rewrite(lane, files, config, force, events, report) -> ControlFile | None:
         return None
     started = time.monotonic()
     by_id = sorted(sealed, key=lambda f: f.file_id)
-    _write_files(lane, list(zip(by_id, placed)), live)
+    _write_files(lane, list(zip(by_id, placed)), live, IoRate(config.maintenanceBytesPerSecond))
     fsync_dir(lane)
     report.rewrite_seconds = time.monotonic() - started
     report.compacted_files, report.new_files = len(sealed), len(placed)
@@ -281,9 +282,10 @@ def _fill(view: memoryview, fid32: int, segments: list[tuple]) -> int:
     return pos
 
 
-def _write_files(lane: str, outputs: list[tuple], live: Plan) -> None:
+def _write_files(lane: str, outputs: list[tuple], live: Plan, rate: IoRate) -> None:
     """Writes every new file (``WRITERS`` at a time: one file's sync overlaps
-    the next one's copy and write); returns once all are synced. Each file's
+    the next one's copy and write, all paced by one ``rate``:
+    maintenanceBytesPerSecond); returns once all are synced. Each file's
     header names the previous new file and its end, known from the placement.
     Crash behaviour: until the control file, every ``.cmp`` is debris the next
     compaction removes; a failed write raises after the others finished."""
@@ -297,7 +299,7 @@ def _write_files(lane: str, outputs: list[tuple], live: Plan) -> None:
         previous = (outputs[number - 1][0].file_id, ends[number - 1]) if number else None
         stage = stages.get()
         try:
-            end = _write_file(out, segments, previous, live, stage)
+            end = _write_file(out, segments, previous, live, stage, rate)
         finally:
             stages.put(stage)
         if end != ends[number]:
@@ -314,7 +316,7 @@ def _write_files(lane: str, outputs: list[tuple], live: Plan) -> None:
 
 
 def _write_file(out: LoadedFile, segments: list[tuple], previous, live: Plan,
-                stage: Stage) -> int:
+                stage: Stage, rate: IoRate) -> int:
     """Writes the records of ``segments`` as ``<out's name>.cmp`` with ``out``'s
     file id, after a header naming ``previous`` (file id, end); returns its end."""
     file_size, fid32 = out.header.file_size, layout.file_id32(out.file_id)
@@ -331,7 +333,7 @@ def _write_file(out: LoadedFile, segments: list[tuple], previous, live: Plan,
         view[:layout.FILE_HEADER_SIZE] = header.encode()
         ends.append(pos)
 
-    write_new_file(out.path + COMPACTING_SUFFIX, stage, size=file_size, fill=fill)
+    write_new_file(out.path + COMPACTING_SUFFIX, stage, size=file_size, fill=fill, rate=rate)
     return ends[0]
 
 

@@ -23,14 +23,16 @@ import pyarrow.parquet as pq
 from ..faults import crash_point
 from ..format.codec import CODEC
 from ..io.files_io import fsync_dir, write_file_atomically
+from ..io.io_rate import UNCAPPED, IoRate
 from ..events.page_records import PAGES, PageRef
 
 ROW_GROUP_ROWS = 128 * 1024
 
 
-def write_page(lane: str, table: pa.Table, record_ids: list[int]) -> PageRef:
+def write_page(lane: str, table: pa.Table, record_ids: list[int], rate: IoRate = UNCAPPED) -> PageRef:
     """Publishes ``table`` (the rows of ``record_ids``, ascending) as a page
-    file of ``lane``; returns its reference, for its PAGE record."""
+    file of ``lane``, its writes paced by ``rate`` (maintenanceBytesPerSecond);
+    returns its reference, for its PAGE record."""
     folder = os.path.join(lane, PAGES)
     if not os.path.isdir(folder):
         os.makedirs(folder, mode=0o750, exist_ok=True)
@@ -40,7 +42,7 @@ def write_page(lane: str, table: pa.Table, record_ids: list[int]) -> PageRef:
                    write_statistics=True)
     data = sink.getvalue()
     name = f"page-{record_ids[0]:020d}-{uuid.uuid4().hex[:8]}.parquet"
-    write_file_atomically(os.path.join(folder, name), data,
+    write_file_atomically(os.path.join(folder, name), data, rate=rate,
                           written=lambda: crash_point("page:file-written"))
     crash_point("page:file-synced")
     return PageRef(name, data.size, CODEC.crc32c(memoryview(data)), table.num_rows,

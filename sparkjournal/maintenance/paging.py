@@ -62,6 +62,7 @@ from .lane_requests import apply_now, as_free_writer
 from .page_commit import PAGE_REQUEST
 from .page_drop import DROP_REQUEST, drop_candidates, request_drops
 from .page_file import write_page
+from ..io.io_rate import IoRate
 from .page_limits import bytes_to_page, lane_files
 
 log = logging.getLogger("sparkjournal.paging")
@@ -212,7 +213,8 @@ def _write_next_page(lane, node, log_uri, config, events_schema: pa.Schema):
         batches = [event_batch(r, log_, deletions, events_schema, host, os.path.basename(lane))
                    for r in chosen]
         table = pa.Table.from_batches([b for b in batches if b is not None], schema=schema)
-        return write_page(lane, table, [r.record_id for r in chosen]), nbytes
+        return write_page(lane, table, [r.record_id for r in chosen],
+                          IoRate(config.maintenanceBytesPerSecond)), nbytes
 
 
 def _pending_page_ids(lane: str) -> set:
