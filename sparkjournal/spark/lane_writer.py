@@ -6,6 +6,10 @@ commit log; see xid.py) synced before the task returns, and returns its commit
 message naming the transaction (task_message.TaskMessage). Nothing of it is visible until the
 driver's decision lists it (resolve.py).
 
+The records are appended by a thread of the task (journal/pipelined_append.py)
+in chunks of ``APPEND_CHUNK`` bytes while the task takes its next Arrow
+batches from Spark, splits and tags them; the PREPARE follows the last chunk.
+
 A Python worker process keeps its lane open across tasks (Spark reuses workers),
 so a task pays no lane load; before writing, it resolves whatever the commit
 log has decided for the lane's earlier prepared transactions, reloads its state
@@ -33,6 +37,7 @@ import pyarrow as pa
 
 from ..errors import JournalFullError, SparkJournalError, TransactionError
 from ..journal.journal import Journal
+from ..journal.pipelined_append import PipelinedAppend
 from ..maintenance.full_policy import DROP, admit
 from ..maintenance.lane_requests import carry_out_all
 from .lane_cache import drop_writer, using
@@ -42,7 +47,7 @@ from ..events.xid import BatchXid
 from .task_message import MESSAGE_SCHEMA, TaskIdentity, TaskMessage
 
 log = logging.getLogger("sparkjournal.task")
-APPEND_CHUNK = 64 << 20          # Arrow bytes handed to one append_batch call
+APPEND_CHUNK = 8 << 20           # Arrow bytes per chunk handed to the appender thread
 INJECT_FAILURE = "sparkjournal.inject.fail"   # local property: "afterWrite:P" / "afterPrepare:P"
 
 
@@ -126,25 +131,29 @@ def _write_prepared(writer, batches, plan: WritePlan, identity: TaskIdentity,
         if admit(journal, where) == DROP:
             dropped = sum(batch.num_rows for batch in batches)
             return _message(writer, identity, dropped=dropped) if dropped else None
-        records = rows = nbytes = 0
+        rows = nbytes = records = 0
         append_s = 0.0
         chunk, chunk_bytes = [], 0
         max_body = journal.config.bufferSize
-        for batch in _with_end(batches):
-            if batch is not None:
-                for piece in event_records.pieces(batch, max_body):
-                    chunk.append(event_records.tag(piece, identity.query, identity.batch))
-                    chunk_bytes += piece.nbytes
-                    rows += piece.num_rows
-            if chunk and (batch is None or chunk_bytes >= APPEND_CHUNK):
-                started = time.perf_counter()
-                tx = tx or journal.next_tx_id()
-                # Not synced here: the PREPARE's sync makes them durable with it.
-                journal.append_batch(chunk, user_type=event_records.EVENTS, tx_id=tx, sync=False)
-                append_s += time.perf_counter() - started
-                records, nbytes, chunk, chunk_bytes = records + len(chunk), nbytes + chunk_bytes, [], 0
-        if tx is None:
-            return None
+        with contextlib.ExitStack() as appending:
+            pipe = None
+            for batch in _with_end(batches):
+                if batch is not None:
+                    for piece in event_records.pieces(batch, max_body):
+                        chunk.append(event_records.tag(piece, identity.query, identity.batch))
+                        chunk_bytes += piece.nbytes
+                        rows += piece.num_rows
+                if chunk and (batch is None or chunk_bytes >= APPEND_CHUNK):
+                    if pipe is None:
+                        tx = journal.next_tx_id()
+                        pipe = appending.enter_context(
+                            PipelinedAppend(journal, tx, event_records.EVENTS))
+                    # Not synced here: the PREPARE's sync makes them durable with it.
+                    pipe.put(chunk)
+                    nbytes, chunk, chunk_bytes = nbytes + chunk_bytes, [], 0
+            if pipe is None:
+                return None
+            records, append_s = pipe.finish(), pipe.append_s
         _maybe_fail(identity, "afterWrite")
         written = time.perf_counter()
         xid = BatchXid(plan.log_uri, identity.query, identity.batch, identity.partition,
