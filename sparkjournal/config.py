@@ -112,6 +112,14 @@ MAINTENANCE = (
                   "dropped rows; FAIL fails the task with JournalFullError and nothing of the "
                   "batch is visible"),
     Option("pageSizeBytes", Size(minimum=4096), 10 << 20, "about this much per page file"),
+    Option("maintenancePriority",
+           Choice((("IDLE", "runs only on a core no other thread wants"),
+                   ("LOW", "nice 10"), ("NORMAL", "the caller's priority"))), "IDLE",
+           "the CPU priority of a compaction or paging pass",
+           longer="the CPU priority of a compaction or paging pass (a thread of its own; the "
+                  "caller keeps its priority): IDLE lets the lane's writer take a core the "
+                  "moment its sync returns, but on a node whose cores are always busy the "
+                  "pass runs slowly; LOW shares the cores at nice 10"),
     Option("maintenanceBytesPerSecond", Size(example="200m", note="0: no limit"), 200 << 20,
            "the most a compaction or paging pass writes per second",
            longer="the most a compaction or paging pass writes per second (as Kafka's "

@@ -31,7 +31,7 @@ BAD_JOURNAL_VALUES = {
     "checkForCorruptFiles": "", "archive": "always", "archiveDirectory": "../x",
     "largeRecordSize": "big", "userVersion": -1, "lockWait": "forever", "recover": "attic",
     "retention": "forever", "maxSizeBytes": "lots", "maxRootSizeBytes": "-2",
-    "pageSizeBytes": "1k", "maintenanceBytesPerSecond": "fast", "addressFullPolicy": "SPILL", "laneIdleTimeout": "10 minutes",
+    "pageSizeBytes": "1k", "maintenanceBytesPerSecond": "fast", "maintenancePriority": "REALTIME", "addressFullPolicy": "SPILL", "laneIdleTimeout": "10 minutes",
     "dirMode": "0777", "fileMode": "0666",
 }
 BAD_READ_VALUES = {

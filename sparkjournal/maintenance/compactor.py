@@ -54,6 +54,7 @@ from ..io.modes import use_config_modes
 from ..journal.inside import check_inside
 from ..io.direct_write import Stage, write_new_file
 from ..io.io_rate import IoRate
+from .low_priority import run_at
 from ..io.files_io import fsync_dir, remove_quietly
 from ..journal.datafile import FileHeader
 from ..journal.fileset import hold_for_reading, read_generation, try_hold_exclusive, try_hold_maintenance
@@ -119,9 +120,16 @@ class Kept:
 def compact_lane(lane: str, config: JournalConfig | None = None, *, force: bool = False,
                  swap_wait: float = SWAP_WAIT_SECONDS, events: bool = False,
                  **options) -> CompactionReport:
-    """Compacts one lane (module doc); ``events``: the lane holds a stream's
-    events (a lane of a node root), so deletion vectors are applied."""
+    """Compacts one lane (module doc) at maintenancePriority (low_priority.py);
+    ``events``: the lane holds a stream's events (a lane of a node root), so
+    deletion vectors are applied."""
     config = config.with_options(options) if config else load_config(options)
+    return run_at(config.maintenancePriority, lambda: _compact_lane(lane, config, force, swap_wait,
+                                                                    events))
+
+
+def _compact_lane(lane: str, config: JournalConfig, force: bool, swap_wait: float,
+                  events: bool) -> CompactionReport:
     use_config_modes(lane, config)
     started = time.monotonic()
     report = CompactionReport(lane)

@@ -63,6 +63,7 @@ from .page_commit import PAGE_REQUEST
 from .page_drop import DROP_REQUEST, drop_candidates, request_drops
 from .page_file import write_page
 from ..io.io_rate import IoRate
+from .low_priority import run_at
 from .page_limits import bytes_to_page, lane_files
 
 log = logging.getLogger("sparkjournal.paging")
@@ -119,7 +120,13 @@ class PagingReport:
 
 def page_lane(lane: str, node: str | None, log_uri: str, config: JournalConfig, *,
               force: bool = False) -> PagingReport:
-    """Pages one lane of events if it is over a limit, or ``force`` (module doc)."""
+    """Pages one lane of events if it is over a limit, or ``force`` (module doc),
+    at maintenancePriority (low_priority.py)."""
+    return run_at(config.maintenancePriority, lambda: _page_lane(lane, node, log_uri, config, force))
+
+
+def _page_lane(lane: str, node: str | None, log_uri: str, config: JournalConfig,
+               force: bool) -> PagingReport:
     started = time.monotonic()
     report = PagingReport(lane)
     report.files_before, report.bytes_before = lane_files(lane)
