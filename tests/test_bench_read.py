@@ -11,7 +11,6 @@ import sys
 
 import pytest
 
-from sparkjournal.tools.bench.jvm import refusal
 from sparkjournal.tools.bench.report import BenchResult, print_report, skipped
 
 KEYS = {"name", "value", "unit", "baseline", "ratio", "ratio_of", "target", "target_of", "pass",
@@ -31,14 +30,6 @@ def test_a_skipped_row_keeps_its_name_and_target_and_says_why(tmp_path, capsys):
     entry = json.loads((tmp_path / "rows.json").read_text())[1]
     assert entry["skipped"] == "no JVM reader: no javac on PATH"
     assert entry["value"] is None and entry["pass"] is None and entry["target"] == 1.0
-
-
-def test_only_the_jvm_readers_refusal_of_pages_is_a_reason_to_skip():
-    error = RuntimeError("py4j error\nUnsupportedOperationException: lane-000 has page files: "
-                         "the JVM reader does not read page files yet\n\tat io.sparkjournal...")
-    assert refusal(error) == ("UnsupportedOperationException: lane-000 has page files: the JVM "
-                              "reader does not read page files yet")
-    assert refusal(RuntimeError("lane-000 is corrupt at offset 4096")) is None
 
 
 @pytest.fixture(scope="module")

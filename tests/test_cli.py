@@ -317,11 +317,14 @@ def test_bench_maintenance_quick_compaction_prints_ratios_and_writes_json(tmp_pa
     out = capsys.readouterr().out
     assert "compaction vs plain copy, 4.0 KiB records" in out and "rewrite" in out
     rows = json.loads(results.read_text())
-    assert [r["name"] for r in rows] == ["compaction vs plain copy, 4.0 KiB records",
-                                         "compaction vs plain copy, 256.0 KiB records"]
-    for row in rows:
+    assert [r["name"] for r in rows] == [
+        "compaction vs plain copy, 4.0 KiB records, no rate limit",
+        "compaction vs plain copy, 256.0 KiB records, no rate limit",
+        "compaction vs plain copy, 256.0 KiB records, at maintenanceBytesPerSecond=200.0 MiB"]
+    for row in rows[:2]:
         assert row["value"] > 0 and row["baseline"] > 0 and row["target_of"] == "ratio"
         assert row["pass"] == (row["ratio"] >= 0.5)
+    assert rows[2]["value"] > 0 and rows[2]["target_of"] == "reported"     # at the default limit
     assert [p.name for p in tmp_path.iterdir()] == ["bench.json"]   # its working folder is removed
 
 

@@ -17,7 +17,6 @@ from .report import skipped
 
 JVM_FORMAT = "sparkjournal"
 PYTHON_ALIAS = "sparkjournal-python"
-PAGES_REFUSED = "does not read page files yet"      # the JVM reader's refusal of page files
 
 
 class PythonJournalSource(JournalDataSource):
@@ -63,13 +62,3 @@ class JvmBench:
     def no_jvm(self, name: str, target: float, target_of: str = "ratio"):
         """The skipped row ``name``: no JVM reader in this Spark session."""
         return skipped(name, "rows/s", target, f"no JVM reader: {self.missing}", target_of)
-
-
-def refusal(spark_error: Exception) -> str | None:
-    """The JVM reader's refusal of page files, as one line, if that is what
-    ``spark_error`` is; None for any other error."""
-    text = str(spark_error)
-    if PAGES_REFUSED not in text:
-        return None
-    line = next(line for line in text.splitlines() if PAGES_REFUSED in line)
-    return line.strip()[:300]

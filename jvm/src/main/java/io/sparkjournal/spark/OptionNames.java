@@ -15,8 +15,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
  * The option names a read knows and what each accepts, as defined once in
- * Python (config.py's JournalConfig, read_options.READ_OPTION_DOCS,
- * sink.SINK_OPTION_DOCS, sink.SPARK_OWN_OPTIONS). sparkjournal/spark/jvm_build.py
+ * Python (sparkjournal/config.py's option tables JOURNAL, SINK and READ, and
+ * SPARK_OWN). sparkjournal/spark/jvm_build.py
  * writes them into the jar as {@value #RESOURCE} when it builds it, so the two
  * readers cannot disagree on them. All lookups ignore case, as both readers do.
  */

@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Sizes as options write them (10m, 490k, 1.5g, bytes), as sparkjournal/config.py parses them. */
+/** Sizes as options write them (10m, 490k, 1.5g, bytes), as sparkjournal/units.py parses them. */
 final class Sizes {
 
     private static final Pattern NUMBER = Pattern.compile("^\\s*(\\d+(?:\\.\\d+)?)\\s*([a-zA-Z]*)\\s*$");
