@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 import time
 
-PIECE = 1 << 20                 # bytes written between two takes
+PIECE = 128 << 10               # bytes written between two takes
 BURST_SECONDS = 0.1             # the most a bucket holds, in seconds of its rate
 
 
