@@ -32,6 +32,24 @@ def test_a_skipped_row_keeps_its_name_and_target_and_says_why(tmp_path, capsys):
     assert entry["value"] is None and entry["pass"] is None and entry["target"] == 1.0
 
 
+def test_report_markdown_is_the_saved_rows_with_ratio_target_and_state(tmp_path, capsys):
+    from sparkjournal.cli.main import main
+    rows = [BenchResult("jvm vs parquet", 2.5, "rows/s", 2.0, 1.0, "ratio", "two lanes"),
+            BenchResult("p99 beside compaction", 3.0, "ms", 1.0, 2.0, "max_ratio"),
+            BenchResult("python vs floor", 1.0, "rows/s", 4.0, 0.0, "reported"),
+            skipped("jvm stream", "rows/s", 1.0, "no JVM reader: no javac on PATH")]
+    saved = tmp_path / "rows.json"
+    print_report(rows, str(saved))
+    capsys.readouterr()
+    assert main(["bench", "report", str(saved), "--markdown"]) == 0
+    out = capsys.readouterr().out
+    assert "| jvm vs parquet | 2.50 rows/s | 2.00 rows/s | 1.25 | ≥ 1× | met |" in out
+    assert "| p99 beside compaction | 3.00 ms | 1.00 ms | 3.00 | ≤ 2× | missed |" in out
+    assert "| python vs floor | 1.00 rows/s | 4.00 rows/s | 0.25 | – | reported |" in out
+    assert "| jvm stream | – | – | – | ≥ 1× | skipped: no JVM reader: no javac on PATH |" in out
+    assert "- jvm vs parquet: two lanes" in out
+
+
 @pytest.fixture(scope="module")
 def bench_run(tmp_path_factory):
     pytest.importorskip("pyspark")

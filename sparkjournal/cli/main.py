@@ -122,6 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
                       "row's ratio to its baseline against its target.")
     report.add_argument("json_files", nargs="+", metavar="JSON", help="a file a benchmark wrote "
                         "with --json FILE; several make one chart")
+    report.add_argument("--markdown", action="store_true", help="each file's rows as a markdown "
+                        "table (as docs/performance.md shows them)")
     report.add_argument("--out", metavar="FILE", help="write the chart to FILE (.png or .svg); "
                         'needs matplotlib: pip install "sparkjournal[chart]"')
     soak = _command(commands, "soak", f"{TOOLS}.soak.run:run",

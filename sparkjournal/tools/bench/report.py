@@ -162,6 +162,25 @@ def render_table(results: list) -> str:
     return "\n".join(lines)
 
 
+def markdown_table(results: list) -> str:
+    """The rows as a markdown table (docs/performance.md is made of these):
+    each figure, its same-run baseline, the ratio, the target and whether it
+    is met; details follow the table as a list."""
+    lines = ["| measure | value | baseline (same run) | ratio | target | |", "|---|---|---|---|---|---|"]
+    for r in results:
+        bound = "≤" if r.target_of.startswith("max_") else "≥"
+        target = ("–" if r.reported else f"{bound} {r.target:g}×" if r.target_of.endswith("ratio")
+                  else f"{bound} {figure_text(r.target)} {r.unit}")
+        state = (f"skipped: {r.skipped}" if r.skipped else "reported" if r.reported
+                 else "met" if r.passed else "missed")
+        value = "–" if r.value is None else f"{figure_text(r.value)} {r.unit}"
+        baseline = "–" if r.baseline is None else f"{figure_text(r.baseline)} {r.unit}"
+        ratio = "–" if r.ratio is None else f"{r.ratio:.2f}"
+        lines.append(f"| {r.name} | {value} | {baseline} | {ratio} | {target} | {state} |")
+    details = [f"- {r.name}: {r.detail}" for r in results if r.detail]
+    return "\n".join(lines + ([""] + details if details else []))
+
+
 def print_report(results: list, json_path: str | None, footer: str = "") -> None:
     """The table, each result's detail, the count of targets met; and the JSON
     list (name, value, unit, baseline, ratio, target) to ``json_path`` if given."""
@@ -218,8 +237,9 @@ def row_errors(row) -> str:
 
 
 def run(args) -> int:
-    """``sparkjournal bench report JSON... [--out FILE]``: each file's table as
-    its benchmark printed it, and with --out their chart. A missing chart
+    """``sparkjournal bench report JSON... [--markdown] [--out FILE]``: each
+    file's table as its benchmark printed it (or as markdown), and with --out
+    their chart. A missing chart
     library or a bad file is reported before anything is printed."""
     if args.out:
         from .chart import check_chart_path, draw_chart
@@ -229,7 +249,11 @@ def run(args) -> int:
         if index:
             print()
         print(path)
-        print_report(results, None)
+        if getattr(args, "markdown", False):
+            print()
+            print(markdown_table(results))
+        else:
+            print_report(results, None)
     if args.out:
         draw_chart(reports, args.out)
         print(f"\nchart of {len(reports)} report{'s' if len(reports) > 1 else ''} "
