@@ -16,6 +16,7 @@ it --out is refused before anything is read or printed.
 from __future__ import annotations
 
 import math
+import textwrap
 import os
 
 from ...errors import UsageError
@@ -24,7 +25,8 @@ from .report import BenchResult, figure_text
 FORMATS = (".png", ".svg")
 INSTALL = 'pip install "sparkjournal[chart]"'
 COLOURS = {True: "#2e8b57", False: "#c0392b", None: "#8c8c8c"}   # met, missed, reported
-ROW_INCHES, PANEL_INCHES, WIDTH_INCHES = 0.34, 1.1, 11.0
+ROW_INCHES, PANEL_INCHES, WIDTH_INCHES = 0.42, 1.1, 14.0
+LABEL_CHARS = 60                 # a row's name is wrapped at this width
 
 
 def check_chart_path(path: str) -> None:
@@ -63,7 +65,8 @@ def draw_chart(reports: list, path: str):
         ax.axvline(1.0, color="#444444", linestyle="--", linewidth=1)
         for y, result in enumerate(results):
             draw_row(ax, y, result, low)
-        ax.set_yticks(range(len(results)), [r.name for r in results], fontsize=8)
+        ax.set_yticks(range(len(results)), ["\n".join(textwrap.wrap(r.name, LABEL_CHARS))
+                                            for r in results], fontsize=8)
         ax.set_ylim(len(results) - 0.5, -0.5)
         ax.set_title(os.path.basename(name), loc="left", fontsize=10)
         ax.set_xlabel("ratio to the baseline measured in the same run (1x, dashed); "

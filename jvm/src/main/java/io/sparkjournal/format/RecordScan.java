@@ -2,6 +2,7 @@ package io.sparkjournal.format;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.LongBuffer;
 import java.util.zip.CRC32C;
 
 /**
@@ -66,10 +67,12 @@ public final class RecordScan {
         int fileId = (int) fileId32;
         CRC32C crc = verifyCrc ? new CRC32C() : null;
         ScanResult result = new ScanResult(start);
+        long[][] scratch = new long[1][];
         long pos = start >= end ? end : alignUp(start);
         while (true) {
             boolean clean = !result.damaged();
-            pos = clean ? nextNonzeroWord(b, pos, end) : nextCandidate(b, pos, end, length, fileId);
+            pos = clean ? nextNonzeroWord(b, pos, end, scratch)
+                    : nextCandidate(b, pos, end, length, fileId, scratch);
             if (pos >= end) {
                 break;
             }
@@ -147,12 +150,32 @@ public final class RecordScan {
         return crc.getValue() == Integer.toUnsignedLong(b.getInt(at + Layout.REC_CRC));
     }
 
+    /** Words looked at one by one before a search turns to bulk copies. */
+    private static final int NEAR_WORDS = 16;
+    /** Words per bulk copy out of the mapped file: scanning an array beats per-word buffer reads. */
+    private static final int CHUNK_WORDS = 8192;
+
     /** First 8-aligned offset >= pos whose 8 bytes are not all zero; end if none. */
-    private static long nextNonzeroWord(ByteBuffer b, long pos, long end) {
-        for (long at = pos; at < end; at += Layout.RECORD_ALIGN) {
+    private static long nextNonzeroWord(ByteBuffer b, long pos, long end, long[][] scratch) {
+        long near = Math.min(end, pos + NEAR_WORDS * 8L);
+        for (long at = pos; at < near; at += Layout.RECORD_ALIGN) {
             if (b.getLong((int) at) != 0) {
                 return at;
             }
+        }
+        LongBuffer words = b.asLongBuffer();
+        long[] chunk = chunk(scratch);
+        int w = (int) (near / 8);
+        int last = (int) (end / 8);
+        while (w < last) {
+            int n = Math.min(chunk.length, last - w);
+            words.get(w, chunk, 0, n);
+            for (int i = 0; i < n; i++) {
+                if (chunk[i] != 0) {
+                    return (long) (w + i) * 8;
+                }
+            }
+            w += n;
         }
         return end;
     }
@@ -160,18 +183,44 @@ public final class RecordScan {
     /**
      * After damage: the first 8-aligned offset >= pos whose file id field (its
      * bytes 8..11, which may lie past end but not past length) holds this file's
-     * id; end if none. With file id 0 every non-zero word is a candidate.
+     * id; end if none. With file id 0 every non-zero word is a candidate. The
+     * field of the candidate at {@code at} is the low half of the little-endian
+     * word at {@code at + 8}, so whole words are searched in bulk; a last
+     * candidate whose field has only 4 bytes left in the buffer is checked alone.
      */
-    private static long nextCandidate(ByteBuffer b, long pos, long end, int length, int fileId) {
+    private static long nextCandidate(ByteBuffer b, long pos, long end, int length, int fileId,
+                                      long[][] scratch) {
         if (fileId == 0) {
-            return nextNonzeroWord(b, pos, end);
+            return nextNonzeroWord(b, pos, end, scratch);
         }
-        for (long at = pos; at + Layout.REC_FILE_ID + 4 <= length; at += Layout.RECORD_ALIGN) {
-            if (b.getInt((int) at + Layout.REC_FILE_ID) == fileId) {
-                return at;
+        LongBuffer words = b.asLongBuffer();
+        long[] chunk = chunk(scratch);
+        int whole = length / 8;
+        int w = (int) ((pos + Layout.REC_FILE_ID) / 8);
+        while (w < whole) {
+            int n = Math.min(chunk.length, whole - w);
+            words.get(w, chunk, 0, n);
+            for (int i = 0; i < n; i++) {
+                if ((int) chunk[i] == fileId) {
+                    return (long) (w + i) * 8 - Layout.REC_FILE_ID;
+                }
             }
+            w += n;
+        }
+        long at = (long) whole * 8 - Layout.REC_FILE_ID;
+        if (at >= pos && at + Layout.REC_FILE_ID + 4 <= length
+                && b.getInt((int) at + Layout.REC_FILE_ID) == fileId) {
+            return at;
         }
         return end;
+    }
+
+    /** The scan's one bulk-copy array, made on first need. */
+    private static long[] chunk(long[][] scratch) {
+        if (scratch[0] == null) {
+            scratch[0] = new long[CHUNK_WORDS];
+        }
+        return scratch[0];
     }
 
     private static long alignUp(long value) {
