@@ -10,8 +10,9 @@ import subprocess
 import pytest
 
 CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HISTORY = re.compile(r"\bsession \d+\b|\bsessions \d+\b|\bthis session\b|\bsession's changes\b"
-                     r"|\bend-of-session\b|/tmp scripts?\b", re.IGNORECASE)
+WORK, SCRIPT = "sess" + "ion", "scr" + "ipt"    # in two parts, so this file does not match itself
+HISTORY = re.compile(rf"\b{WORK}s? \d+\b|\bthis {WORK}\b|\b{WORK}'s changes\b"
+                     rf"|\bend-of-{WORK}\b|/tmp {SCRIPT}s?\b", re.IGNORECASE)
 
 
 def test_no_tracked_file_names_a_working_session_or_an_outside_script():
@@ -20,8 +21,6 @@ def test_no_tracked_file_names_a_working_session_or_an_outside_script():
         pytest.skip("not a git checkout")
     found = []
     for name in listed.stdout.splitlines():
-        if name == "tests/test_no_lab_history.py":
-            continue
         try:
             with open(os.path.join(CHECKOUT, name), encoding="utf-8") as handle:
                 text = handle.read()
