@@ -13,7 +13,6 @@ for its own process before importing the Spark layer.
 """
 from __future__ import annotations
 
-import filecmp
 import os
 
 
@@ -32,7 +31,7 @@ def run(args) -> int:
     print(f"built from the current sources: {built or 'no: ' + missing}")
     if not os.path.isfile(placed):
         state = "absent: the next driver that imports sparkjournal.spark places it"
-    elif built and filecmp.cmp(built, placed, shallow=False):
+    elif built and jvm_install.same_file(built, placed):
         state = "the current build"
     else:
         state = "an older build: the next driver that imports sparkjournal.spark replaces it"

@@ -66,11 +66,11 @@ def install() -> str:
     """Places the current jar in pyspark's jars/ folder (module doc)."""
     jar = jvm_build.jvm_jar()
     target = os.path.join(jars_folder(), NAME)
-    if _same_file(jar, target):
+    if same_file(jar, target):
         return target
     with open(os.path.join(os.path.dirname(os.path.dirname(jar)), ".install.lock"), "a") as lock:
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
-        if _same_file(jar, target):
+        if same_file(jar, target):
             return target
         folder = os.path.dirname(target)
         for name in os.listdir(folder):
@@ -84,7 +84,8 @@ def install() -> str:
     return target
 
 
-def _same_file(built: str, placed: str) -> bool:
+def same_file(built: str, placed: str) -> bool:
+    """Whether the jar placed at ``placed`` is the build ``built`` (byte for byte)."""
     try:
         return filecmp.cmp(built, placed, shallow=False)
     except FileNotFoundError:

@@ -67,12 +67,10 @@ public final class RecordScan {
         int fileId = (int) fileId32;
         CRC32C crc = verifyCrc ? new CRC32C() : null;
         ScanResult result = new ScanResult(start);
-        long[][] scratch = new long[1][];
         long pos = start >= end ? end : alignUp(start);
         while (true) {
             boolean clean = !result.damaged();
-            pos = clean ? nextNonzeroWord(b, pos, end, scratch)
-                    : nextCandidate(b, pos, end, length, fileId, scratch);
+            pos = clean ? nextNonzeroWord(b, pos, end) : nextCandidate(b, pos, end, length, fileId);
             if (pos >= end) {
                 break;
             }
@@ -156,7 +154,7 @@ public final class RecordScan {
     private static final int CHUNK_WORDS = 8192;
 
     /** First 8-aligned offset >= pos whose 8 bytes are not all zero; end if none. */
-    private static long nextNonzeroWord(ByteBuffer b, long pos, long end, long[][] scratch) {
+    private static long nextNonzeroWord(ByteBuffer b, long pos, long end) {
         long near = Math.min(end, pos + NEAR_WORDS * 8L);
         for (long at = pos; at < near; at += Layout.RECORD_ALIGN) {
             if (b.getLong((int) at) != 0) {
@@ -164,9 +162,9 @@ public final class RecordScan {
             }
         }
         LongBuffer words = b.asLongBuffer();
-        long[] chunk = chunk(scratch);
         int w = (int) (near / 8);
         int last = (int) (end / 8);
+        long[] chunk = new long[Math.min(CHUNK_WORDS, Math.max(0, last - w))];
         while (w < last) {
             int n = Math.min(chunk.length, last - w);
             words.get(w, chunk, 0, n);
@@ -188,15 +186,14 @@ public final class RecordScan {
      * word at {@code at + 8}, so whole words are searched in bulk; a last
      * candidate whose field has only 4 bytes left in the buffer is checked alone.
      */
-    private static long nextCandidate(ByteBuffer b, long pos, long end, int length, int fileId,
-                                      long[][] scratch) {
+    private static long nextCandidate(ByteBuffer b, long pos, long end, int length, int fileId) {
         if (fileId == 0) {
-            return nextNonzeroWord(b, pos, end, scratch);
+            return nextNonzeroWord(b, pos, end);
         }
         LongBuffer words = b.asLongBuffer();
-        long[] chunk = chunk(scratch);
         int whole = length / 8;
         int w = (int) ((pos + Layout.REC_FILE_ID) / 8);
+        long[] chunk = new long[Math.min(CHUNK_WORDS, Math.max(0, whole - w))];
         while (w < whole) {
             int n = Math.min(chunk.length, whole - w);
             words.get(w, chunk, 0, n);
@@ -213,14 +210,6 @@ public final class RecordScan {
             return at;
         }
         return end;
-    }
-
-    /** The scan's one bulk-copy array, made on first need. */
-    private static long[] chunk(long[][] scratch) {
-        if (scratch[0] == null) {
-            scratch[0] = new long[CHUNK_WORDS];
-        }
-        return scratch[0];
     }
 
     private static long alignUp(long value) {

@@ -35,7 +35,7 @@ final class JournalScan implements Scan, Batch {
     /** The same columns and starting point, read as a micro-batch stream ({@link JournalStream}). */
     @Override
     public MicroBatchStream toMicroBatchStream(String checkpointLocation) {
-        return new JournalStream(options, journal, columns, filters);
+        return new JournalStream(options, journal, createReaderFactory());
     }
 
     @Override

@@ -16,7 +16,6 @@ import org.apache.spark.sql.connector.read.streaming.ReadLimit;
 import org.apache.spark.sql.connector.read.streaming.ReadMaxBytes;
 import org.apache.spark.sql.connector.read.streaming.ReadMaxRows;
 import org.apache.spark.sql.connector.read.streaming.SupportsTriggerAvailableNow;
-import org.apache.spark.sql.types.StructType;
 
 /**
  * {@code spark.readStream.format("sparkjournal")}: the JVM twin of
@@ -51,16 +50,14 @@ final class JournalStream implements MicroBatchStream, SupportsTriggerAvailableN
 
     private final ReadOptions options;
     private final JournalSchema journal;
-    private final StructType columns;
-    private final List<RecordFilter> filters;
+    private final PartitionReaderFactory readers;      // the scan's: its columns and starting point
     private Map<String, Long> cap;                     // availableNow: each lane's end, fixed at its start
     private Map<String, LanePartition> planned;        // the last trigger's lanes, by key
 
-    JournalStream(ReadOptions options, JournalSchema journal, StructType columns, List<RecordFilter> filters) {
+    JournalStream(ReadOptions options, JournalSchema journal, PartitionReaderFactory readers) {
         this.options = options;
         this.journal = journal;
-        this.columns = columns;
-        this.filters = filters;
+        this.readers = readers;
     }
 
     @Override
@@ -175,7 +172,7 @@ final class JournalStream implements MicroBatchStream, SupportsTriggerAvailableN
 
     @Override
     public PartitionReaderFactory createReaderFactory() {
-        return new LaneReaderFactory(options, journal, columns, filters);
+        return readers;
     }
 
     @Override

@@ -49,7 +49,7 @@ final class JournalTable implements SupportsRead, SupportsWrite {
     @Override
     public Set<TableCapability> capabilities() {
         Set<TableCapability> all = EnumSet.of(TableCapability.BATCH_READ, TableCapability.MICRO_BATCH_READ);
-        all.addAll(python().table().capabilities());      // the writer's, with its own refusals
+        all.addAll(python().capabilities());      // the writer's, with its own refusals
         return all;
     }
 
@@ -62,19 +62,16 @@ final class JournalTable implements SupportsRead, SupportsWrite {
 
     @Override
     public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
-        return ((SupportsWrite) python().table()).newWriteBuilder(info);
+        return ((SupportsWrite) python()).newWriteBuilder(info);
     }
 
-    private PythonSide python() {
+    /** The Python data source's table for these options, made on first need. */
+    private Table python() {
         if (python == null) {
             PythonDataSourceV2 provider = new PythonDataSourceV2();
             provider.setShortName(JournalProvider.NAME);
             python = provider.getTable(schema, partitioning, properties);
         }
-        return new PythonSide(python);
-    }
-
-    /** The Python data source's table for these options. */
-    record PythonSide(Table table) {
+        return python;
     }
 }

@@ -1,8 +1,10 @@
 package io.sparkjournal.spark;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -32,14 +34,14 @@ final class TriggerLimit {
             long from = begin.next(key);
             limited.put(key, from);
             if (end.getValue() > from && pending.containsKey(key)) {
-                queues.put(key, new ArrayDeque<>(java.util.List.of(pending.get(key))));
+                queues.put(key, new ArrayDeque<>(List.of(pending.get(key))));
             } else {
                 limited.put(key, end.getValue());          // nothing visible to take: to the end
             }
         }
         long taken = 0;
         while (!queues.isEmpty() && (taken < budget || taken == 0)) {
-            for (String key : new java.util.ArrayList<>(queues.keySet())) {
+            for (String key : new ArrayList<>(queues.keySet())) {
                 Deque<long[]> queue = queues.get(key);
                 if (queue.isEmpty()) {
                     limited.put(key, ends.get(key));        // its remaining records are all taken
