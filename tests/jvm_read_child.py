@@ -38,6 +38,14 @@ PAGED = {"fileSize": "64k", "bufferSize": "16k", "pageSizeBytes": "40k"}
 NESTED = ("repeat('p', 60) as payload", "named_struct('n', id % 3, 's', key) as info",
           "if(id % 5 = 0, null, array(id, id + 1)) as pair")
 
+# (column, value): each flat Spark type, read by the JVM connector without Arrow's accessors
+FLAT_TYPES = (("flag", "id % 2 = 0"), ("tiny", "cast(id % 100 as tinyint)"),
+              ("small", "cast(id % 300 as smallint)"), ("n", "cast(id * 3 as int)"),
+              ("f", "cast(id / 4 as float)"), ("x", "id / 8.0d"), ("day", "date_add(date'2026-01-01', cast(id as int))"),
+              ("at", "timestamp_micros(1700000000000000 + id * 1001)"),
+              ("local", "cast(timestamp_micros(1700000000000000 + id) as timestamp_ntz)"),
+              ("text", "repeat(cast(id as string), cast(id % 4 as int))"), ("blob", "unhex(hex(id * 17))"))
+
 
 class PythonReader(JournalDataSource):
     @classmethod
@@ -85,6 +93,13 @@ def main(work: str) -> None:
     # An Arrow-optimized Python UDF takes the scan's columnar batches as they are.
     doubled = pandas_udf(lambda ids: ids * 2, "long")
     both(spark, "arrow_python_udf", lambda r: r.load(path).select("id", "_host", doubled("id")))
+
+    # every flat type the reader hands Spark straight from the mapped record, with nulls
+    path = os.path.join(work, "flat-types")
+    JournalSink(path, txnAppId="q", smallBatchRows=0)(spark.range(0, 300, numPartitions=2).selectExpr(
+        "id", *(f"if(id % 7 = 3, null, {value}) as {name}" for name, value in FLAT_TYPES)), 0)
+    both(spark, "every_flat_type", lambda r: r.load(path))
+    both(spark, "every_flat_type_filtered", lambda r: r.load(path).filter("small > 40 and flag"))
 
     path = os.path.join(work, "undecided")
     log_uri = os.path.join(path, "_commits")

@@ -7,7 +7,8 @@ One child driver (tests/jvm_read_child.py) loads the connector through
 ``sparkjournal-python``; every scenario writes a real journal with the real
 sink and reads it through both: a full read, column pruning, filters pushed
 on metadata and on event min/max, a user schema, startingBatchId, an
-aggregation, an undecided and then decided prepared transaction, a column
+aggregation, every flat type with nulls (read straight from the mapped
+record), an undecided and then decided prepared transaction, a column
 added later, deleted rows (deletion vectors and whole records), a damaged
 record (fails naming the file and offset) and skipCorrupt. Then a journal
 paged by the project's paging (page files read with Spark's Parquet reader):
@@ -33,7 +34,7 @@ from sparkjournal.spark import jvm_build  # noqa: E402
 
 CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jvm_read_child.py")
 SCENARIOS = ["full_read", "pruned_to_one_column", "filter_on_batch_id", "filter_on_event_range",
-             "user_schema", "starting_batch_id", "aggregation", "arrow_python_udf", "undecided_transaction",
+             "user_schema", "starting_batch_id", "every_flat_type", "every_flat_type_filtered", "aggregation", "arrow_python_udf", "undecided_transaction",
              "decided_transaction", "column_added_later", "deleted_rows", "skip_corrupt",
              "paged_full_read", "paged_pruned_to_one_column", "paged_count", "paged_filter_on_batch_id",
              "paged_deleted_rows", "paged_and_live_tail", "paged_file_changed_but_pruned"]

@@ -13,7 +13,6 @@ import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
-import org.apache.spark.sql.vectorized.ArrowColumnVector;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.apache.spark.unsafe.types.UTF8String;
@@ -115,7 +114,7 @@ final class RecordColumns {
                     nulls.setNull();
                     return nulls;
                 }
-                return new BorrowedColumn(new ArrowColumnVector(root.getVector(name)));
+                return DirectColumn.of(root.getVector(name), type);
         }
     }
 
