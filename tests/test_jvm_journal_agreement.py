@@ -28,6 +28,7 @@ from sparkjournal.config import load_config
 from sparkjournal.errors import SparkJournalError
 from sparkjournal.format import codec_python, layout
 from sparkjournal.journal.datafile import COMPACTING_SUFFIX, read_header
+from sparkjournal.journal.free_by_header import free_ids
 from sparkjournal.journal.loader import load
 from sparkjournal.journal.swap import CONTROL_FILE, read_control
 from sparkjournal.maintenance.compactor import compact_lane
@@ -305,6 +306,31 @@ def test_torn_tail_is_end_of_data_in_both(jvm, copy_of):
                                                "offset": records[-2].offset,
                                                "records_dropped": 0, "bytes_dropped": 0}
     assert torn >= 2
+
+
+def test_records_planted_in_a_file_free_by_its_header_are_skipped_in_both(jvm, copy_of):
+    """FORMAT.md's free by header: a pool file that is not the lowest-id file
+    naming no previous file is taken as empty unscanned, by both loaders."""
+    planted = 0
+    for seed in SEEDS:
+        lane = copy_of(seed)
+        loaded = load(lane, writable=False)
+        for f in loaded.files:
+            f.mapped.close()
+        free = sorted(free_ids(f.header for f in loaded.files))
+        if not free:
+            continue
+        before = assert_agree(jvm, lane)
+        target = next(f for f in loaded.files if f.file_id == free[-1])
+        block = bytearray(layout.record_size(16))
+        codec_python.encode_record(block, 0, layout.ADD, 0, 0, layout.file_id32(target.file_id),
+                                   10**9, 0, 0, b"planted-record!!")
+        patch(target.path, layout.FILE_HEADER_SIZE, bytes(block))
+        assert assert_agree(jvm, lane)["records"] == before["records"]
+        planted += 1
+        if planted == 3:
+            break
+    assert planted >= 3, "the seeded lanes hold too few files free by their headers"
 
 
 def test_records_past_the_sync_window_are_corruption_in_both(jvm, copy_of):

@@ -23,6 +23,7 @@ from ..format import layout
 from ..io.modes import make_dirs
 from .datafile import BadHeader, FileHeader, MappedFile, WrongSize, is_data_file_debris, read_header
 from .deferred_crc import check_all_now, scan_deferring
+from .free_by_header import empty_scan, free_ids
 from .inside import check_inside
 from .records import LoadReport, Recovery, TornTail
 from .state import JournalState
@@ -113,10 +114,11 @@ def scan_lane(directory: str, report: LoadReport, *, verify_crc: bool = True,
     order, the pending swap, [(file, offset, detail)] damaged); damage fails
     with CorruptJournalError unless ``recover``."""
     files, pending_swap = _open_files(directory, writable, report)
+    free = free_ids(f.header for f in files)
     if defer_crc:
-        scan_deferring(files)
+        scan_deferring(files, free)
     else:
-        _scan_all(files, verify_crc)
+        _scan_all(files, verify_crc, free)
     damaged = _classify(files, report)
     if damaged and any(f.deferred_crc for f in files):
         # Damage is judged, and reported, exactly as a load that checks everything does.
@@ -195,9 +197,9 @@ def _set_aside(directory: str, path: str, bad: BadHeader, writable: bool, report
     report.warnings.append(f"{path}: {bad}; " + ("moved to attic/" if writable else "skipped"))
 
 
-def _scan_all(files: list, verify_crc: bool) -> None:
+def _scan_all(files: list, verify_crc: bool, free: set[int]) -> None:
     for file in files:
-        file.scan = file.mapped.scan(file.file_id, verify_crc)
+        file.scan = empty_scan() if file.file_id in free else file.mapped.scan(file.file_id, verify_crc)
 
 
 def own_record_at(view, offset: int, file_id32: int) -> bool:

@@ -27,6 +27,11 @@ from ..io.io_rate import UNCAPPED, IoRate
 from ..events.page_records import PAGES, PageRef
 
 ROW_GROUP_ROWS = 128 * 1024
+# A column's dictionary stops growing here and the rest of its row group is
+# written plain: a column of few values (keys, batch ids, constant strings)
+# keeps its dictionary, a column of distinct values (ids, times) does not
+# make every reader decode a megabyte of dictionary per row group first.
+DICTIONARY_PAGE_BYTES = 64 * 1024
 
 
 def write_page(lane: str, table: pa.Table, record_ids: list[int], rate: IoRate = UNCAPPED) -> PageRef:
@@ -39,7 +44,7 @@ def write_page(lane: str, table: pa.Table, record_ids: list[int], rate: IoRate =
         fsync_dir(lane)
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, row_group_size=ROW_GROUP_ROWS, write_page_checksum=True,
-                   write_statistics=True)
+                   write_statistics=True, dictionary_pagesize_limit=DICTIONARY_PAGE_BYTES)
     data = sink.getvalue()
     name = f"page-{record_ids[0]:020d}-{uuid.uuid4().hex[:8]}.parquet"
     write_file_atomically(os.path.join(folder, name), data, rate=rate,

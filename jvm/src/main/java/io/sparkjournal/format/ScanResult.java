@@ -37,6 +37,13 @@ public final class ScanResult {
         this.cleanEnd = start;
     }
 
+    /** What a scan of a file free by its header finds (journal/FreeByHeader): nothing of its own. */
+    public static ScanResult empty() {
+        ScanResult nothing = new ScanResult(Layout.FILE_HEADER_SIZE);
+        nothing.finish(Layout.FILE_HEADER_SIZE);
+        return nothing;
+    }
+
     /** Appends one record (RecordScan only, while scanning). */
     void add(int type, int flag, int userType, int bodyLength, int count, long recordId,
              long txId, long offset) {

@@ -4,6 +4,7 @@ import io.sparkjournal.format.CorruptFileException;
 import io.sparkjournal.format.FileHeader;
 import io.sparkjournal.format.Layout;
 import io.sparkjournal.format.RecordScan;
+import io.sparkjournal.format.ScanResult;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -18,7 +19,8 @@ import java.util.Set;
 
 /**
  * Loads a lane read only (Python: loader.py load with writable=False): lists
- * its data files (LaneFiles), reads each header, maps and scans each file,
+ * its data files (LaneFiles), reads each header, maps and scans each file
+ * (but those free by their headers, FreeByHeader),
  * decides where data ends (DataEnd) and replays the data (ReplayState).
  * Nothing on disk is changed, ever.
  *
@@ -50,9 +52,10 @@ final class LaneLoader {
         LoadReport report = new LoadReport();
         LaneFiles listing = LaneFiles.list(lane);
         List<LoadedFile> files = open(listing.paths(), report);
+        Set<Long> free = FreeByHeader.ids(files);
         for (LoadedFile file : files) {
-            file.scan = RecordScan.scan(file.bytes(), Layout.FILE_HEADER_SIZE,
-                    Layout.fileId32(file.fileId()), verifyCrc);
+            file.scan = free.contains(file.fileId()) ? ScanResult.empty() : RecordScan.scan(file.bytes(),
+                    Layout.FILE_HEADER_SIZE, Layout.fileId32(file.fileId()), verifyCrc);
         }
         List<DataEnd.Damage> damaged = DataEnd.classify(files, report);
         if (!damaged.isEmpty() && !recover) {

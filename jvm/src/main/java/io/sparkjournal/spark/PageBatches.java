@@ -183,9 +183,15 @@ final class PageBatches implements AutoCloseable {
         return read.size() - 1;
     }
 
-    /** What Spark's Parquet reader needs of a Hadoop configuration, for a page (pyarrow-written Parquet). */
+    /**
+     * What Spark's Parquet reader needs of a Hadoop configuration, for a page
+     * (pyarrow-written Parquet), on top of Hadoop's defaults parsed once per
+     * JVM ({@link Defaults}): a fresh {@code new Configuration()} parses the
+     * default XML resources again, searching every jar for them, on each page
+     * opened.
+     */
     private static Configuration configuration(StructType read) {
-        Configuration conf = new Configuration();
+        Configuration conf = new Configuration(Defaults.HADOOP);
         conf.set("parquet.read.support.class", ParquetReadSupport.class.getName());
         conf.set(ParquetReadSupport.SPARK_ROW_REQUESTED_SCHEMA(), read.json());
         conf.set("spark.sql.caseSensitive", "true");                  // columns by exact name
@@ -273,5 +279,16 @@ final class PageBatches implements AutoCloseable {
     @Override
     public String toString() {
         return "page " + file;
+    }
+
+    /** Hadoop's default configuration, loaded on first use and only copied after. */
+    private static final class Defaults {
+        static final Configuration HADOOP = loaded();
+
+        private static Configuration loaded() {
+            Configuration conf = new Configuration();
+            conf.size();                            // parses the default resources now, once
+            return conf;
+        }
     }
 }
