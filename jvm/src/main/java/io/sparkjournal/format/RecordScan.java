@@ -150,7 +150,10 @@ public final class RecordScan {
 
     /** Words looked at one by one before a search turns to bulk copies. */
     private static final int NEAR_WORDS = 16;
-    /** Words per bulk copy out of the mapped file: scanning an array beats per-word buffer reads. */
+    /** Words of the first bulk copy out of the mapped file, doubled at each next one up to
+     *  CHUNK_WORDS: scanning an array beats per-word buffer reads, and most searches (a padding
+     *  gap to the next block) end within the first copy. */
+    private static final int FIRST_CHUNK_WORDS = 512;
     private static final int CHUNK_WORDS = 8192;
 
     /** First 8-aligned offset >= pos whose 8 bytes are not all zero; end if none. */
@@ -164,7 +167,7 @@ public final class RecordScan {
         LongBuffer words = b.asLongBuffer();
         int w = (int) (near / 8);
         int last = (int) (end / 8);
-        long[] chunk = new long[Math.min(CHUNK_WORDS, Math.max(0, last - w))];
+        long[] chunk = new long[Math.min(FIRST_CHUNK_WORDS, Math.max(0, last - w))];
         while (w < last) {
             int n = Math.min(chunk.length, last - w);
             words.get(w, chunk, 0, n);
@@ -174,6 +177,7 @@ public final class RecordScan {
                 }
             }
             w += n;
+            chunk = grown(chunk, last - w);
         }
         return end;
     }
@@ -193,7 +197,7 @@ public final class RecordScan {
         LongBuffer words = b.asLongBuffer();
         int whole = length / 8;
         int w = (int) ((pos + Layout.REC_FILE_ID) / 8);
-        long[] chunk = new long[Math.min(CHUNK_WORDS, Math.max(0, whole - w))];
+        long[] chunk = new long[Math.min(FIRST_CHUNK_WORDS, Math.max(0, whole - w))];
         while (w < whole) {
             int n = Math.min(chunk.length, whole - w);
             words.get(w, chunk, 0, n);
@@ -203,6 +207,7 @@ public final class RecordScan {
                 }
             }
             w += n;
+            chunk = grown(chunk, whole - w);
         }
         long at = (long) whole * 8 - Layout.REC_FILE_ID;
         if (at >= pos && at + Layout.REC_FILE_ID + 4 <= length
@@ -210,6 +215,12 @@ public final class RecordScan {
             return at;
         }
         return end;
+    }
+
+    /** The next bulk copy's array: twice {@code chunk}, up to CHUNK_WORDS and the words left. */
+    private static long[] grown(long[] chunk, int left) {
+        int size = Math.min(Math.min(CHUNK_WORDS, chunk.length * 2), Math.max(left, 0));
+        return size > chunk.length ? new long[size] : chunk;
     }
 
     private static long alignUp(long value) {
