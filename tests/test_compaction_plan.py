@@ -38,16 +38,23 @@ ADD, UPDATE, DELETE, ADD_TX, UPDATE_TX, DELETE_TX, PREPARE, COMMIT, ROLLBACK = r
 
 def write_lane(lane: str, files: list, sync_window: int = 0) -> list:
     """Writes each list of records (type, record id, tx id, count, body[, file id
-    override]) as data file n + 1; returns the files' paths."""
+    override]) as data file n + 1, each rolled into from the one before (its
+    header names it and where its own records end, as a writer's roll does);
+    returns the files' paths."""
     os.makedirs(lane, exist_ok=True)
     paths = []
+    previous_end = 0
     for number, records in enumerate(files, 1):
         buf = bytearray(FILE_SIZE)
-        buf[:layout.FILE_HEADER_SIZE] = FileHeader(number, FILE_SIZE, 4096, sync_window).encode()
-        pos = layout.FILE_HEADER_SIZE
+        buf[:layout.FILE_HEADER_SIZE] = FileHeader(
+            number, FILE_SIZE, 4096, sync_window, prev_file_id=number - 1,
+            prev_end=previous_end).encode()
+        pos = own_end = layout.FILE_HEADER_SIZE
         for rtype, record_id, tx_id, count, body, *fid in records:
             pos = codec_python.encode_record(buf, pos, rtype, 0, 7, fid[0] if fid else number,
                                              record_id, tx_id, count, body)
+            own_end = own_end if fid else pos
+        previous_end = own_end
         paths.append(os.path.join(lane, f"data-{number}.sjd"))
         with open(paths[-1], "wb") as handle:
             handle.write(buf)
