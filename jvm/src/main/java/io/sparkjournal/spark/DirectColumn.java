@@ -193,9 +193,7 @@ final class DirectColumn extends ColumnVector {
         if (isNullAt(rowId)) {
             return null;
         }
-        int start = Platform.getInt(null, offsets + 4L * rowId);
-        int end = Platform.getInt(null, offsets + 4L * rowId + 4);
-        return UTF8String.fromAddress(null, data + start, end - start);
+        return UTF8String.fromAddress(null, valueAddress(rowId), valueLength(rowId));
     }
 
     @Override
@@ -203,11 +201,18 @@ final class DirectColumn extends ColumnVector {
         if (isNullAt(rowId)) {
             return null;
         }
-        int start = Platform.getInt(null, offsets + 4L * rowId);
-        int end = Platform.getInt(null, offsets + 4L * rowId + 4);
-        byte[] bytes = new byte[end - start];
-        Platform.copyMemory(null, data + start, bytes, Platform.BYTE_ARRAY_OFFSET, bytes.length);
+        byte[] bytes = new byte[valueLength(rowId)];
+        Platform.copyMemory(null, valueAddress(rowId), bytes, Platform.BYTE_ARRAY_OFFSET, bytes.length);
         return bytes;
+    }
+
+    /** Where a string or binary row's bytes start (its offsets were checked in {@link #of}). */
+    private long valueAddress(int rowId) {
+        return data + Platform.getInt(null, offsets + 4L * rowId);
+    }
+
+    private int valueLength(int rowId) {
+        return Platform.getInt(null, offsets + 4L * rowId + 4) - Platform.getInt(null, offsets + 4L * rowId);
     }
 
     @Override
