@@ -3,9 +3,13 @@ record batch, body = an Arrow IPC stream (schema + one batch), user type EVENTS.
 
 The schema's metadata carries the batch the piece belongs to (query id and batch
 id) and the min/max of its cheap columns (pruning.py), so a record is self-describing after its transaction committed, when no
-PREPARE is left to say which batch it came from. Pieces are cut so a record
-fits the journal's write buffer (the group-commit fast path); a single row too
-big for it still works, through the large-record path.
+PREPARE is left to say which batch it came from. Pieces are cut to at most
+``piece_bytes``: the write buffer (the group-commit fast path), or up to
+RECORD_BYTES where data files hold four of those (such a record is written
+alone and synced). Every stored record costs its reader a schema, its vectors
+and a batch of its own: a journal of 2,000-row records aggregated ~11% slower
+than the same events in records of 16,000 rows. A single row too big for a
+piece still works, through the large-record path.
 """
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ EVENTS = 1
 META_QUERY = b"sparkjournal.query"
 META_BATCH = b"sparkjournal.batch"
 IPC_OVERHEAD = 4096          # schema message, framing and padding per record, generously
+RECORD_BYTES = 4 << 20       # the largest piece, where data files are large enough
 _CONTINUATION = 0xFFFFFFFF
 _MESSAGE_PREFIX = struct.Struct("<Ii")   # continuation marker, metadata length
 
@@ -30,6 +35,13 @@ def tag(batch: pa.RecordBatch, query: str, batch_id: int) -> pa.RecordBatch:
     metadata[META_BATCH] = str(batch_id).encode()
     metadata[META_STATS] = column_stats(batch)
     return batch.replace_schema_metadata(metadata)
+
+
+def piece_bytes(config) -> int:
+    """Most bytes of one stored piece under a journal ``config``: at least the
+    write buffer, up to RECORD_BYTES while a quarter of a data file holds it."""
+    return max(config.bufferSize,
+               min(RECORD_BYTES, (config.fileSize - layout.FILE_HEADER_SIZE) // 4))
 
 
 def pieces(batch: pa.RecordBatch, max_body: int):

@@ -134,7 +134,7 @@ def _write_prepared(writer, batches, plan: WritePlan, identity: TaskIdentity,
         rows = nbytes = records = 0
         append_s = 0.0
         chunk, chunk_bytes = [], 0
-        max_body = journal.config.bufferSize
+        max_body = event_records.piece_bytes(journal.config)
         with contextlib.ExitStack() as appending:
             pipe = None
             for batch in _with_end(batches):
