@@ -52,8 +52,8 @@ from .support import run_cases
 REPEATS = 3
 MIB = 1 << 20
 BODY = 4096
-# Record sizes compacted: small records (the per-record cost), and records the
-# size the sink writes at large batches (Arrow pieces up to bufferSize).
+# Record sizes compacted: small records (the per-record cost), and large ones
+# (the sink writes Arrow pieces up to a quarter of a data file at large batches).
 COMPACT_BODIES = (BODY, 256 << 10)
 clock = time.perf_counter
 
