@@ -41,7 +41,8 @@ NESTED = ("repeat('p', 60) as payload", "named_struct('n', id % 3, 's', key) as 
 # (column, value): each flat Spark type, read by the JVM connector without Arrow's accessors
 FLAT_TYPES = (("flag", "id % 2 = 0"), ("tiny", "cast(id % 100 as tinyint)"),
               ("small", "cast(id % 300 as smallint)"), ("n", "cast(id * 3 as int)"),
-              ("f", "cast(id / 4 as float)"), ("x", "id / 8.0d"), ("day", "date_add(date'2026-01-01', cast(id as int))"),
+              ("f", "cast(id / 4 as float)"), ("x", "id / 8.0d"),
+              ("day", "date_add(date'2026-01-01', cast(id as int))"),
               ("at", "timestamp_micros(1700000000000000 + id * 1001)"),
               ("local", "cast(timestamp_micros(1700000000000000 + id) as timestamp_ntz)"),
               ("text", "repeat(cast(id as string), cast(id % 4 as int))"), ("blob", "unhex(hex(id * 17))"))

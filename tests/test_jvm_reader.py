@@ -34,7 +34,8 @@ from sparkjournal.spark import jvm_build  # noqa: E402
 
 CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jvm_read_child.py")
 SCENARIOS = ["full_read", "pruned_to_one_column", "filter_on_batch_id", "filter_on_event_range",
-             "user_schema", "starting_batch_id", "every_flat_type", "every_flat_type_filtered", "aggregation", "arrow_python_udf", "undecided_transaction",
+             "user_schema", "starting_batch_id", "every_flat_type", "every_flat_type_filtered",
+             "aggregation", "arrow_python_udf", "undecided_transaction",
              "decided_transaction", "column_added_later", "deleted_rows", "skip_corrupt",
              "paged_full_read", "paged_pruned_to_one_column", "paged_count", "paged_filter_on_batch_id",
              "paged_deleted_rows", "paged_and_live_tail", "paged_file_changed_but_pruned"]

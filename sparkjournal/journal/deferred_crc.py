@@ -44,7 +44,6 @@ from __future__ import annotations
 from ..errors import CorruptJournalError
 from ..format import layout
 from ..format.codec import CODEC
-from .free_by_header import empty_scan
 
 DEFER_MIN_BODY = 64 << 10     # a body at least this big may be deferred ...
 DEFER_MIN_SHARE = 0.75        # ... in a file where such bodies hold this share of the data ...
@@ -52,22 +51,18 @@ MAX_CHECKED_NOW = 256         # ... and at most this many other records are chec
 DEFERRABLE_TYPES = frozenset((layout.ADD, layout.UPDATE, layout.ADD_TX, layout.UPDATE_TX))
 
 
-def scan_deferring(files: list, free: set[int]) -> None:
-    """Scans every LoadedFile of ``files`` (file id order) but those ``free``
-    by their headers (free_by_header.py: empty), setting its scan and its
-    ``deferred_crc``: {offset: body length} of the records whose CRC check is
-    deferred (module doc)."""
+def scan_deferring(files: list) -> None:
+    """Scans every LoadedFile of ``files`` (file id order), setting its scan
+    and its ``deferred_crc``: {offset: body length} of the records whose CRC
+    check is deferred (module doc)."""
     newest = len(files) - 1
     while newest >= 0:                  # the newest file with data, and any after it
         file = files[newest]
-        file.scan = empty_scan() if file.file_id in free else file.mapped.scan(file.file_id, True)
+        file.scan = file.mapped.scan(file.file_id, True)
         if file.scan.n:
             break
         newest -= 1
     for file in files[:max(newest, 0)]:
-        if file.file_id in free:
-            file.scan = empty_scan()
-            continue
         scan = file.mapped.scan(file.file_id, False)
         deferred = _deferrable(file, scan)
         if deferred is None:

@@ -115,10 +115,14 @@ def scan_lane(directory: str, report: LoadReport, *, verify_crc: bool = True,
     with CorruptJournalError unless ``recover``."""
     files, pending_swap = _open_files(directory, writable, report)
     free = free_ids(f.header for f in files)
+    for file in files:
+        if file.file_id in free:
+            file.scan = empty_scan()
+    scanned = [f for f in files if f.file_id not in free]
     if defer_crc:
-        scan_deferring(files, free)
+        scan_deferring(scanned)
     else:
-        _scan_all(files, verify_crc, free)
+        _scan_all(scanned, verify_crc)
     damaged = _classify(files, report)
     if damaged and any(f.deferred_crc for f in files):
         # Damage is judged, and reported, exactly as a load that checks everything does.
@@ -197,9 +201,9 @@ def _set_aside(directory: str, path: str, bad: BadHeader, writable: bool, report
     report.warnings.append(f"{path}: {bad}; " + ("moved to attic/" if writable else "skipped"))
 
 
-def _scan_all(files: list, verify_crc: bool, free: set[int]) -> None:
+def _scan_all(files: list, verify_crc: bool) -> None:
     for file in files:
-        file.scan = empty_scan() if file.file_id in free else file.mapped.scan(file.file_id, verify_crc)
+        file.scan = file.mapped.scan(file.file_id, verify_crc)
 
 
 def own_record_at(view, offset: int, file_id32: int) -> bool:

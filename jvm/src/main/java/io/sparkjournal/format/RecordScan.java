@@ -164,22 +164,7 @@ public final class RecordScan {
                 return at;
             }
         }
-        LongBuffer words = b.asLongBuffer();
-        int w = (int) (near / 8);
-        int last = (int) (end / 8);
-        long[] chunk = new long[Math.min(FIRST_CHUNK_WORDS, Math.max(0, last - w))];
-        while (w < last) {
-            int n = Math.min(chunk.length, last - w);
-            words.get(w, chunk, 0, n);
-            for (int i = 0; i < n; i++) {
-                if (chunk[i] != 0) {
-                    return (long) (w + i) * 8;
-                }
-            }
-            w += n;
-            chunk = grown(chunk, last - w);
-        }
-        return end;
+        return firstWord(b, (int) (near / 8), (int) (end / 8), true, 0, end);
     }
 
     /**
@@ -194,20 +179,10 @@ public final class RecordScan {
         if (fileId == 0) {
             return nextNonzeroWord(b, pos, end);
         }
-        LongBuffer words = b.asLongBuffer();
         int whole = length / 8;
-        int w = (int) ((pos + Layout.REC_FILE_ID) / 8);
-        long[] chunk = new long[Math.min(FIRST_CHUNK_WORDS, Math.max(0, whole - w))];
-        while (w < whole) {
-            int n = Math.min(chunk.length, whole - w);
-            words.get(w, chunk, 0, n);
-            for (int i = 0; i < n; i++) {
-                if ((int) chunk[i] == fileId) {
-                    return (long) (w + i) * 8 - Layout.REC_FILE_ID;
-                }
-            }
-            w += n;
-            chunk = grown(chunk, whole - w);
+        long found = firstWord(b, (int) ((pos + Layout.REC_FILE_ID) / 8), whole, false, fileId, -1);
+        if (found >= 0) {
+            return found - Layout.REC_FILE_ID;
         }
         long at = (long) whole * 8 - Layout.REC_FILE_ID;
         if (at >= pos && at + Layout.REC_FILE_ID + 4 <= length
@@ -215,6 +190,29 @@ public final class RecordScan {
             return at;
         }
         return end;
+    }
+
+    /**
+     * Offset of the first 8-byte word among words {@code [from, to)} of
+     * {@code b} that is not zero ({@code nonzero}) or whose low half is
+     * {@code fileId}; {@code none} if there is none. Words are copied out in
+     * bulk, FIRST_CHUNK_WORDS first, then twice as many each time.
+     */
+    private static long firstWord(ByteBuffer b, int from, int to, boolean nonzero, int fileId, long none) {
+        LongBuffer words = b.asLongBuffer();
+        long[] chunk = new long[Math.min(FIRST_CHUNK_WORDS, Math.max(0, to - from))];
+        for (int w = from; w < to; ) {
+            int n = Math.min(chunk.length, to - w);
+            words.get(w, chunk, 0, n);
+            for (int i = 0; i < n; i++) {
+                if (nonzero ? chunk[i] != 0 : (int) chunk[i] == fileId) {
+                    return (long) (w + i) * 8;
+                }
+            }
+            w += n;
+            chunk = grown(chunk, to - w);
+        }
+        return none;
     }
 
     /** The next bulk copy's array: twice {@code chunk}, up to CHUNK_WORDS and the words left. */

@@ -24,20 +24,9 @@ final class FreeByHeader {
 
     /** Ids of the files of {@code files} that are free by their headers. */
     static Set<Long> ids(List<LoadedFile> files) {
-        Set<Long> free = new HashSet<>();
-        boolean any = false;
-        long lowest = 0;                             // file ids are read unsigned
-        for (LoadedFile file : files) {
-            FileHeader header = file.header();
-            if (header.prevFileId() == 0 && header.sealedEnd() == 0) {
-                free.add(header.fileId());
-                if (!any || Long.compareUnsigned(header.fileId(), lowest) < 0) {
-                    lowest = header.fileId();
-                    any = true;
-                }
-            }
-        }
-        free.remove(lowest);
-        return free;
+        List<Long> unrolled = files.stream().map(LoadedFile::header)
+                .filter(header -> header.prevFileId() == 0 && header.sealedEnd() == 0)
+                .map(FileHeader::fileId).sorted(Long::compareUnsigned).toList();   // ids are unsigned
+        return new HashSet<>(unrolled.subList(Math.min(1, unrolled.size()), unrolled.size()));
     }
 }

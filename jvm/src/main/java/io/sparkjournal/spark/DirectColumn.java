@@ -43,16 +43,14 @@ final class DirectColumn extends ColumnVector {
 
     private enum Kind { BOOLEAN, BYTE, SHORT, INT, LONG, FLOAT, DOUBLE, STRING }
 
-    private final Kind kind;
     private final int nulls;
     private final long validity;            // address of the validity bits (unused when nulls == 0)
     private final long data;
     private final long offsets;             // strings and binaries: address of rows + 1 int offsets
 
-    private DirectColumn(FieldVector vector, DataType type, Kind kind, long offsets) {
+    private DirectColumn(FieldVector vector, DataType type, int nulls, long offsets) {
         super(type);
-        this.kind = kind;
-        this.nulls = vector.getNullCount();
+        this.nulls = nulls;
         this.validity = vector.getValidityBuffer().memoryAddress();
         this.data = vector.getDataBuffer().memoryAddress();
         this.offsets = offsets;
@@ -69,18 +67,19 @@ final class DirectColumn extends ColumnVector {
             return new BorrowedColumn(new ArrowColumnVector(vector));
         }
         int rows = vector.getValueCount();
-        if (vector.getNullCount() > 0) {
+        int nulls = vector.getNullCount();           // counted over the validity bits: once
+        if (nulls > 0) {
             holds(vector, vector.getValidityBuffer(), (rows + 7L) / 8, "validity bits");
         }
         if (kind == Kind.STRING) {
             ArrowBuf offsetBuffer = vector.getOffsetBuffer();
             holds(vector, offsetBuffer, 4L * (rows + 1), "offsets");
             checkOffsets(vector, offsetBuffer.memoryAddress(), rows, vector.getDataBuffer().capacity());
-            return new DirectColumn(vector, type, kind, offsetBuffer.memoryAddress());
+            return new DirectColumn(vector, type, nulls, offsetBuffer.memoryAddress());
         }
         long width = kind == Kind.BOOLEAN ? -1 : ((BaseFixedWidthVector) vector).getTypeWidth();
         holds(vector, vector.getDataBuffer(), width < 0 ? (rows + 7L) / 8 : width * rows, "values");
-        return new DirectColumn(vector, type, kind, 0);
+        return new DirectColumn(vector, type, nulls, 0);
     }
 
     private static Kind kindOf(FieldVector vector) {
@@ -217,21 +216,21 @@ final class DirectColumn extends ColumnVector {
 
     @Override
     public Decimal getDecimal(int rowId, int precision, int scale) {
-        throw new UnsupportedOperationException("a " + kind + " column has no decimals");
+        throw new UnsupportedOperationException("a " + dataType().simpleString() + " column has no decimals");
     }
 
     @Override
     public ColumnarArray getArray(int rowId) {
-        throw new UnsupportedOperationException("a " + kind + " column has no arrays");
+        throw new UnsupportedOperationException("a " + dataType().simpleString() + " column has no arrays");
     }
 
     @Override
     public ColumnarMap getMap(int rowId) {
-        throw new UnsupportedOperationException("a " + kind + " column has no maps");
+        throw new UnsupportedOperationException("a " + dataType().simpleString() + " column has no maps");
     }
 
     @Override
     public ColumnVector getChild(int ordinal) {
-        throw new UnsupportedOperationException("a " + kind + " column has no children");
+        throw new UnsupportedOperationException("a " + dataType().simpleString() + " column has no children");
     }
 }
