@@ -2,7 +2,9 @@
 the backend choice and its reason are reported, and failures say where."""
 from __future__ import annotations
 
+import ctypes
 import errno
+import mmap
 import os
 import warnings
 
@@ -11,7 +13,7 @@ import pytest
 from sparkjournal.config import JournalConfig
 from sparkjournal.errors import JournalIOError
 from sparkjournal.io import aio
-from sparkjournal.io.files_io import create_zero_filled, write_file_atomically
+from sparkjournal.io.files_io import aligned_buffer, create_zero_filled, write_file_atomically
 from sparkjournal.io.probe import PROBE_NAME, BackendFallbackWarning, choose_factory
 from sparkjournal.io.sequential_file import io_error
 
@@ -55,7 +57,6 @@ def test_each_backend_writes_syncs_and_reads_back(tmp_path, data_file, journal_t
 @pytest.mark.parametrize("journal_type", BACKENDS)
 def test_write_durably_orders_after_queued_writes_and_takes_any_buffer(tmp_path, data_file,
                                                                        journal_type):
-    from sparkjournal.io.direct_write import aligned_buffer
     with factory_for(tmp_path, journal_type, bufferSize=8192) as factory:
         queued, aligned = os.urandom(8192), aligned_buffer(8192)
         aligned[:] = os.urandom(8192)
@@ -173,6 +174,35 @@ def test_zero_filled_file_has_header_then_zeros_and_no_tmp(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["data-7.sjd"]
 
 
+@pytest.mark.parametrize("size", [5 << 20, (2 << 20) + 4096, 3 * 4096 + 100],
+                         ids=["whole_chunks_and_a_part", "a_chunk_and_a_block", "buffered"])
+def test_zero_filled_files_one_after_another_each_hold_only_their_header(tmp_path, size):
+    """Every file is written from one zero chunk shared by the process: a header
+    must never land in it, or the next file would carry it past its own."""
+    headers = [b"A" * 100, b"B" * 4096, b""]
+    for number, header in enumerate(headers):
+        path = str(tmp_path / f"data-{number}.sjd")
+        create_zero_filled(path, size, header)
+        with open(path, "rb") as handle:
+            content = handle.read()
+        assert len(content) == size
+        assert content[:len(header)] == header
+        assert content[len(header):] == bytes(size - len(header)), f"file {number}: not zeros"
+    assert sorted(os.listdir(tmp_path)) == ["data-0.sjd", "data-1.sjd", "data-2.sjd"]
+
+
+def test_large_aligned_buffer_is_whole_huge_pages_of_page_aligned_zeros():
+    small, large = aligned_buffer(100 << 10), aligned_buffer(3 << 20)
+    assert len(small) == 100 << 10
+    assert len(large) == 4 << 20                       # rounded up to whole 2 MiB pages
+    for buffer in (small, large):
+        view = memoryview(buffer)
+        assert ctypes.addressof(ctypes.c_char.from_buffer(buffer)) % mmap.PAGESIZE == 0
+        assert view.tobytes() == bytes(len(buffer))
+        view.release()
+        buffer.close()
+
+
 def test_write_file_atomically_replaces_the_whole_file(tmp_path):
     path = str(tmp_path / "journal.meta")
     write_file_atomically(path, b"first version, long")
@@ -186,7 +216,6 @@ def test_write_file_atomically_replaces_the_whole_file(tmp_path):
 @pytest.mark.parametrize("journal_type", BACKENDS)
 def test_record_written_alone_lands_whole_with_the_header_sealed_during_the_write(
         tmp_path, data_file, journal_type):
-    from sparkjournal.io.direct_write import aligned_buffer
     with factory_for(tmp_path, journal_type, bufferSize=8192) as factory:
         record = aligned_buffer(600 * 1024)                   # several of the backend's writes
         record[512:] = os.urandom(len(record) - 512)          # the body, in place
@@ -206,7 +235,6 @@ def test_record_written_alone_lands_whole_with_the_header_sealed_during_the_writ
 @pytest.mark.parametrize("journal_type", BACKENDS)
 def test_record_alone_whose_seal_fails_leaves_its_first_block_unwritten(tmp_path, data_file,
                                                                         journal_type):
-    from sparkjournal.io.direct_write import aligned_buffer
     with factory_for(tmp_path, journal_type, bufferSize=8192) as factory:
         record = aligned_buffer(64 * 1024)
         record[:] = b"B" * len(record)
@@ -225,7 +253,6 @@ def test_record_alone_whose_seal_fails_leaves_its_first_block_unwritten(tmp_path
 @pytest.mark.parametrize("journal_type", BACKENDS)
 def test_record_alone_failed_write_reports_path_offset_and_errno(tmp_path, data_file,
                                                                  journal_type):
-    from sparkjournal.io.direct_write import aligned_buffer
     too_far = 1 << 50                                    # beyond ext4's largest file
     with factory_for(tmp_path, journal_type, bufferSize=8192) as factory, \
             factory.open(data_file) as journal_file:

@@ -25,7 +25,7 @@ import threading
 from typing import Callable
 
 from ..format.codec import CODEC
-from .files_io import remove_quietly, write_all
+from .files_io import aligned_buffer, remove_quietly, write_all
 from .io_rate import PIECE, UNCAPPED, IoRate
 from .modes import create_file
 from .sequential_file import io_error
@@ -33,12 +33,6 @@ from .sequential_file import io_error
 BLOCK = 4096                   # O_DIRECT alignment that every device here accepts
 STAGE_MAX = 64 << 20           # a body up to this is staged whole; larger ones in chunks
 CHUNK = 8 << 20
-
-
-def aligned_buffer(size: int) -> mmap.mmap:
-    """Page-aligned, pre-faulted anonymous memory of ``size`` bytes (zeros)."""
-    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_POPULATE", 0)
-    return mmap.mmap(-1, size, flags=flags)
 
 
 class Stage:

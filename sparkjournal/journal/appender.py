@@ -34,7 +34,8 @@ from typing import Callable
 
 from ..errors import JournalClosedError, JournalIOError
 from ..format import layout
-from ..io.direct_write import Stage, aligned_buffer
+from ..io.direct_write import Stage
+from ..io.files_io import aligned_buffer
 from .gate import new_gate
 
 Encoder = Callable[[bytearray, int, int], int]   # (buffer, position, file id32) -> new position
