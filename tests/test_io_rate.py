@@ -53,3 +53,13 @@ def test_paced_atomic_write_publishes_the_whole_file_and_no_tmp(tmp_path):
 def test_rate_zero_paces_nothing():
     UNCAPPED.take(1 << 30)
     assert not UNCAPPED.capped and UNCAPPED.taken == 0 and UNCAPPED.waited_s == 0
+
+
+def test_a_new_bucket_paces_its_first_bytes_too():
+    """No opening burst: a pass's first pieces wait for their share of the rate
+    like every later one (the wait is the bucket's own account, not a clock)."""
+    rate = IoRate(100 * PIECE)                        # a hundredth of a second per piece
+    for _ in range(3):
+        rate.take(PIECE)
+    assert rate.taken == 3 * PIECE
+    assert rate.waited_s >= 0.9 * 3 / 100
