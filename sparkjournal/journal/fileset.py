@@ -19,8 +19,18 @@ a counter, all plain files in the lane folder:
   writer whose loaded state is older reloads before it reclaims: its file ids
   and offsets name files that are gone.
 
-flock locks die with their process: a killed reader, writer or compactor never
-leaves a lane locked. A lane whose folder cannot hold a new lock file (a
+JVM readers (the connector, jvm/.../journal/FileSetLock.java) cannot take an
+flock: the JDK's file locks are POSIX record locks, which on Linux never meet
+flock. They hold a shared record lock over the whole of ``files.lock``
+instead, so every exclusive taker here also takes an open-file-description
+record lock for writing (F_OFD_SETLK: it meets record locks of other
+processes, and belongs to this descriptor, not to the process, so closing
+another descriptor of the file here drops nothing). It is tried after the
+flock and never waited for while the flock is held: refused, the flock is let
+go and the taker polls on, as it does for Python readers.
+
+flock and OFD locks die with their process: a killed reader, writer or
+compactor never leaves a lane locked. A lane whose folder cannot hold a new lock file (a
 read-only folder that never had a writer) has no one to change its files, so a
 reader then reads without the lock.
 """
@@ -29,6 +39,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import struct
 import time
 
 from ..io.modes import READ_ONLY, create_file
@@ -76,18 +87,44 @@ def _flock(path: str, mode: int, wait_seconds: float | None, create: bool = True
     if fd is None:
         return None
     deadline = None if wait_seconds is None else time.monotonic() + wait_seconds
+    exclusive = mode == fcntl.LOCK_EX
     while True:
         try:
-            fcntl.flock(fd, mode if deadline is None else mode | fcntl.LOCK_NB)
-            return HeldLock(fd)
+            # an exclusive taker polls: it must not sit on the flock waiting for a JVM reader
+            fcntl.flock(fd, mode if deadline is None and not exclusive else mode | fcntl.LOCK_NB)
+            if not exclusive or _no_jvm_reader(fd):
+                return HeldLock(fd)
+            fcntl.flock(fd, fcntl.LOCK_UN)
         except OSError as error:
             if error.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
                 os.close(fd)
                 raise
-        if time.monotonic() >= deadline:
+        if deadline is not None and time.monotonic() >= deadline:
             os.close(fd)
             return None
         time.sleep(POLL_SECONDS)
+
+
+_WHOLE_FILE_WRITE_LOCK = struct.pack("hhqqi", fcntl.F_WRLCK, os.SEEK_SET, 0, 0, 0)   # struct flock
+
+
+def _no_jvm_reader(fd: int) -> bool:
+    """Takes the OFD write lock on ``fd`` (module doc); False while a JVM
+    reader holds its shared record lock. Where the descriptor is read-only
+    (a lane folder no one may change) or the kernel has no OFD locks, no lock
+    keeps JVM readers out, and the flock alone is what there is."""
+    command = getattr(fcntl, "F_OFD_SETLK", None)
+    if command is None:
+        return True
+    try:
+        fcntl.fcntl(fd, command, _WHOLE_FILE_WRITE_LOCK)
+        return True
+    except OSError as error:
+        if error.errno in (errno.EAGAIN, errno.EACCES):
+            return False
+        if error.errno in (errno.EBADF, errno.EINVAL):
+            return True
+        raise
 
 
 def hold_for_reading(lane: str) -> HeldLock:

@@ -350,7 +350,7 @@ def _swap(lane: str, control: ControlFile, archive: str | None, wait: float) -> 
     readers held the lane past ``wait`` (the swap stays committed, for later)."""
     held = try_hold_exclusive(lane, wait)
     if held is None:
-        log.warning("%s: readers held the lane for %.0fs: compaction %d is committed but "
+        log.warning("%s: readers held the lane for %gs: compaction %d is committed but "
                     "its swap is left for the next compaction or the writer's next reclaim",
                     lane, wait, control.generation)
         return False

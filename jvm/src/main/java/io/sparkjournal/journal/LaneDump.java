@@ -15,7 +15,7 @@ import java.util.zip.CRC32C;
  * by hand): prints what {@link LaneSnapshot} makes of a lane as one JSON
  * document. Not an API; the field names are Python's.
  *
- * <pre>LaneDump LANE [--recover] [--no-crc]</pre>
+ * <pre>LaneDump LANE [--recover] [--no-crc] [--hold]</pre>
  *
  * Output (numbers unsigned, ASCII only): {@code records} (live, in snapshot
  * order: id, user_type, body_len, file_id, offset, large, and the body's
@@ -27,7 +27,9 @@ import java.util.zip.CRC32C;
  * Every body is read (so a large body's damage shows), live records first.
  * Exit 0; on any error {@code {"error": class, "message": ..., "path": ...,
  * "offset": ...}} (path and offset where the error names them) and exit 2;
- * bad arguments exit 1.
+ * bad arguments exit 1. {@code --hold} keeps the snapshot open, and with it
+ * the lane's file-set lock, after printing, until stdin ends: what a long read
+ * does to the lane's maintenance.
  */
 public final class LaneDump {
 
@@ -40,8 +42,11 @@ public final class LaneDump {
         String lane = null;
         boolean recover = false;
         boolean checksum = true;
+        boolean hold = false;
         for (String arg : args) {
-            if (arg.equals("--recover")) {
+            if (arg.equals("--hold")) {
+                hold = true;
+            } else if (arg.equals("--recover")) {
                 recover = true;
             } else if (arg.equals("--no-crc")) {
                 checksum = false;
@@ -53,23 +58,27 @@ public final class LaneDump {
             }
         }
         if (lane == null) {
-            System.err.println("usage: LaneDump LANE [--recover] [--no-crc]");
+            System.err.println("usage: LaneDump LANE [--recover] [--no-crc] [--hold]");
             System.exit(1);
             return;
         }
-        Json out = new Json();
-        int status = 0;
-        try (LaneSnapshot snapshot = LaneSnapshot.read(Paths.get(lane), checksum, recover)) {
-            dump(snapshot, out);
-        } catch (IOException | RuntimeException failed) {
-            out = new Json();
-            error(failed, out);
-            status = 2;
-        }
         PrintStream stdout = new PrintStream(System.out, false, StandardCharsets.US_ASCII);
-        stdout.println(out.text());
-        stdout.flush();
-        System.exit(status);
+        try (LaneSnapshot snapshot = LaneSnapshot.read(Paths.get(lane), checksum, recover)) {
+            Json out = new Json();
+            dump(snapshot, out);
+            stdout.println(out.text());
+            stdout.flush();
+            if (hold) {
+                System.in.readAllBytes();
+            }
+        } catch (IOException | RuntimeException failed) {
+            Json out = new Json();
+            error(failed, out);
+            stdout.println(out.text());
+            stdout.flush();
+            System.exit(2);
+        }
+        System.exit(0);
     }
 
     private static void dump(LaneSnapshot snapshot, Json out) throws IOException {

@@ -24,12 +24,13 @@ import java.util.Map;
  * format, PathOutsideException for a {@code large/} folder leading out of the
  * lane, JournalException for a lane that is not a folder.
  *
- * <p>Concurrency: Python readers hold the lane's {@code files.lock} shared
- * (flock) so that a compaction's swap or a writer's reclaim does not replace
- * the files under them. The JDK cannot take an flock (its FileChannel locks
- * are fcntl locks, which do not interact with flock on Linux), so this reader
- * takes none: it is safe on a lane no one changes, or beside a writer that only
- * appends; beside a compaction or a reclaim, bodies may change under it.
+ * <p>Concurrency: like Python's readers it holds the lane's file-set lock
+ * shared ({@link FileSetLock}) from before it lists the lane's files until it
+ * is closed, so a compaction's swap or a writer's reclaim does not replace the
+ * files it mapped; a writer appending beside it takes no lock, and what it
+ * appends is seen or is past the end of data. A snapshot that is never closed
+ * keeps the lock until its JVM exits: compactions of the lane then give up
+ * after their bounded wait, and reclaims are put off.
  */
 public final class LaneSnapshot implements AutoCloseable {
 
@@ -38,9 +39,11 @@ public final class LaneSnapshot implements AutoCloseable {
     private final Map<Long, LoadedFile> byId = new HashMap<>();
     private final LargeBodies large;
     private final boolean checksum;
+    private final FileSetLock fileSet;
 
-    private LaneSnapshot(Path lane, LaneLoader.Loaded loaded, boolean checksum) {
+    private LaneSnapshot(Path lane, LaneLoader.Loaded loaded, boolean checksum, FileSetLock fileSet) {
         this.lane = lane;
+        this.fileSet = fileSet;
         this.loaded = loaded;
         this.checksum = checksum;
         this.large = new LargeBodies(lane);
@@ -60,10 +63,16 @@ public final class LaneSnapshot implements AutoCloseable {
         if (!Files.isDirectory(lane)) {
             throw new JournalException("no journal at " + lane + ": the folder does not exist");
         }
-        LaneSnapshot snapshot = new LaneSnapshot(lane, LaneLoader.load(lane, checksum, recover),
-                checksum);
-        snapshot.large.checkInside();
-        return snapshot;
+        FileSetLock fileSet = FileSetLock.holdForReading(lane);
+        try {
+            LaneSnapshot snapshot = new LaneSnapshot(lane, LaneLoader.load(lane, checksum, recover),
+                    checksum, fileSet);
+            snapshot.large.checkInside();
+            return snapshot;
+        } catch (IOException | RuntimeException failed) {
+            fileSet.close();
+            throw failed;
+        }
     }
 
     /** {@code read(lane, true, false)}. */
@@ -182,10 +191,17 @@ public final class LaneSnapshot implements AutoCloseable {
     }
 
     /** Drops the snapshot's references to its mapped files (the JVM unmaps them when they
-     *  are no longer reachable; bodies handed out stay valid until then). */
+     *  are no longer reachable; bodies handed out stay valid until then) and lets go of
+     *  its hold on the file-set lock: from here a swap may replace what they map.
+     *  Idempotent. */
     @Override
     public void close() {
         byId.clear();
+        try {
+            fileSet.close();
+        } catch (IOException failed) {
+            throw new java.io.UncheckedIOException("releasing " + lane.resolve(FileSetLock.NAME), failed);
+        }
     }
 
     private LiveRecord record(long recordId, Version version) {

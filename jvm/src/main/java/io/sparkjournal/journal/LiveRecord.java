@@ -13,8 +13,8 @@ import java.nio.ByteBuffer;
  * map, or, for a large record, a read-only map of its body file (read, size-
  * and CRC-checked each time it is asked for; see LargeBodies). The bytes stay
  * valid while the snapshot's files are on disk as they were: the lane's
- * file-set lock (held by a Python reader) keeps a compaction's swap and the
- * writer's reclaim away; this reader takes no lock (see LaneSnapshot).
+ * file-set lock, which the snapshot holds shared until it is closed
+ * (FileSetLock), keeps a compaction's swap and the writer's reclaim away.
  */
 public final class LiveRecord {
 

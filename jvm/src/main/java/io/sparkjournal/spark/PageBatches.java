@@ -56,14 +56,14 @@ import io.sparkjournal.events.PageRef;
  * contents not decoding (damage, a checksum mismatch, a column of another
  * type than the journal's).
  *
- * <p>A page dropped mid-read: Python holds the lane's {@code files.lock}
- * shared while it reads pages, and paging removes a page file (an orphan: a
- * dropped page, or an abandoned one) only under the lock held exclusive, so a
- * Python reader never sees one go. The JDK cannot take an flock
- * ({@code LaneSnapshot}), so here a page named by the snapshot's live PAGE
- * records may be removed between the snapshot's load and this open; paging
- * never rewrites a page file in place (it publishes by rename, then only
- * removes), so the file is then either whole or absent. Absent: the open
+ * <p>A page dropped mid-read: paging removes a page file (an orphan: a
+ * dropped page, or an abandoned one) only under the lane's {@code files.lock}
+ * held exclusive, and the lane's snapshot holds it shared until the task's
+ * reader closes (FileSetLock), so a page its live PAGE records name stays.
+ * Where no lock could be held (a lane whose lock file this process may not
+ * read) a page may still go between the snapshot's load and this open;
+ * paging never rewrites a page file in place (it publishes by rename, then
+ * only removes), so the file is then either whole or absent. Absent: the open
  * fails with the PageFileException saying it is gone and that the read can
  * be run again. Once open (the reader opens the file at once, in
  * {@link #open}), Linux keeps an unlinked file's bytes for its open handle,
