@@ -128,6 +128,37 @@ def test_torn_write_with_later_record_in_sync_window_is_dropped_and_reported(lan
         assert journal.report.torn_tail is None
 
 
+def words_naming(file_id: int, record_type: int = 0) -> bytes:
+    """40 bytes with the file's id where a record header keeps it and a CRC
+    that cannot match; type 0: what a stale body may hold by chance."""
+    header = bytearray(layout.RECORD_HEADER_SIZE)
+    struct.pack_into("<IB", header, 0, 43, record_type)
+    struct.pack_into("<I", header, 8, layout.file_id32(file_id))
+    return bytes(header)
+
+
+def test_stale_bytes_naming_the_file_past_its_data_are_end_of_data_not_a_torn_record(lane, options):
+    ids, scanned = two_sealed_files(lane, options)
+    planted = 0
+    for data in scanned:
+        end = data.records[-1].offset + data.records[-1].size
+        if end + layout.RECORD_HEADER_SIZE <= os.path.getsize(data.path):
+            patch(data.path, end, words_naming(data.file_id))
+            planted += 1
+    assert planted >= 2, "no room after the data of a sealed file and of the newest"
+    with Journal.open(lane, **options) as journal:
+        assert journal.report.torn_tail is None and journal.report.recoveries == []
+        assert sorted(live(journal)) == ids
+    newest = scan_lane(lane)[-1]
+    end = newest.records[-1].offset + newest.records[-1].size
+    patch(newest.path, end, words_naming(newest.file_id, layout.ADD))   # a header its writer wrote
+    with Journal.open(lane, **options) as journal:
+        torn = journal.report.torn_tail
+        assert torn is not None and (torn.file, torn.offset, torn.records_dropped) == \
+            (newest.path, end, 0)
+        assert sorted(live(journal)) == ids
+
+
 # --- corruption before the tail -----------------------------------------------------------
 def test_checksum_mismatch_before_tail_fails_open_naming_file_and_offset(lane, options):
     ids, scanned = two_sealed_files(lane, options)

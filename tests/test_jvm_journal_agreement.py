@@ -19,6 +19,7 @@ import json
 import os
 import random
 import shutil
+import struct
 import subprocess
 
 import pytest
@@ -306,6 +307,28 @@ def test_torn_tail_is_end_of_data_in_both(jvm, copy_of):
                                                "offset": records[-2].offset,
                                                "records_dropped": 0, "bytes_dropped": 0}
     assert torn >= 2
+
+
+def test_stale_bytes_naming_the_file_past_its_data_are_end_of_data_in_both(jvm, copy_of):
+    """FORMAT.md: only a header its writer could have written is a torn record
+    of the file; a stale body's bytes that hold the file id at a header's place
+    end the data cleanly, in a sealed file and in the newest alike."""
+    planted = 0
+    for seed in (0, 5, 6, 10):
+        lane = copy_of(seed)
+        before = assert_agree(jvm, lane)
+        for data in with_data(lane):
+            end = data.records[-1].offset + data.records[-1].size
+            if end + layout.RECORD_HEADER_SIZE <= os.path.getsize(data.path):
+                stale = bytearray(layout.RECORD_HEADER_SIZE)
+                struct.pack_into("<I", stale, 0, 43)                 # type 0 at byte 4
+                struct.pack_into("<I", stale, 8, layout.file_id32(data.file_id))
+                patch(data.path, end, bytes(stale))
+                planted += 1
+        after = assert_agree(jvm, lane)
+        assert after["records"] == before["records"]
+        assert after["report"]["torn_tail"] == before["report"]["torn_tail"]
+    assert planted >= 4
 
 
 def test_records_planted_in_a_file_free_by_its_header_are_skipped_in_both(jvm, copy_of):

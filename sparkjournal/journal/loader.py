@@ -207,11 +207,21 @@ def _scan_all(files: list, verify_crc: bool) -> None:
 
 
 def own_record_at(view, offset: int, file_id32: int) -> bool:
-    """Does a record header of this file begin at ``offset`` (damaged, where the
-    scanner rejected it)? Stale bytes of an earlier use carry another file id."""
+    """Does a header this file's writer could have written begin at ``offset``
+    (a torn record of the file: the scanner rejected it, FORMAT.md)? Stale
+    bytes of an earlier use carry another file id in their headers, but their
+    bodies may hold anything: eight bytes that only happen to match the file
+    id at a header's place are no header."""
     if offset < 0 or offset + layout.RECORD_HEADER_SIZE > len(view):
         return False
-    return layout.RECORD_HEADER.unpack_from(view, offset)[4] == file_id32
+    _, rtype, flags, _, file_id, body_len, record_id, tx_id, count, _ = \
+        layout.RECORD_HEADER.unpack_from(view, offset)
+    if file_id != file_id32 or rtype not in layout.TYPE_NAMES or flags & ~layout.KNOWN_FLAGS \
+            or offset + layout.record_size(body_len) > len(view):
+        return False
+    if rtype in layout.TX_CONTROL_TYPES:
+        return record_id == 0 and tx_id != 0
+    return count == 0 and (tx_id != 0) == (rtype in layout.TX_DATA_TYPES)
 
 
 def _classify(files: list, report: LoadReport) -> list:

@@ -112,13 +112,31 @@ final class DataEnd {
         return damaged;
     }
 
-    /** Does a record header of this file id begin at {@code offset} (damaged, where the scan
-     *  rejected it)? Stale bytes of an earlier use carry another file id. */
+    /** Does a header this file's writer could have written begin at {@code offset} (a torn
+     *  record of the file: the scan rejected it; FORMAT.md)? Stale bytes of an earlier use
+     *  carry another file id in their headers, but their bodies may hold anything: eight
+     *  bytes that only happen to match the file id at a header's place are no header
+     *  (Python: loader.own_record_at). */
     private static boolean ownRecordAt(ByteBuffer view, long offset, long fileId32) {
         if (offset < 0 || offset + Layout.RECORD_HEADER_SIZE > view.capacity()) {
             return false;
         }
-        return Integer.toUnsignedLong(view.getInt((int) offset + Layout.REC_FILE_ID)) == fileId32;
+        int at = (int) offset;
+        int type = Byte.toUnsignedInt(view.get(at + Layout.REC_TYPE));
+        int flags = Byte.toUnsignedInt(view.get(at + Layout.REC_FLAGS));
+        long bodyLength = Integer.toUnsignedLong(view.getInt(at + Layout.REC_BODY_LEN));
+        if (Integer.toUnsignedLong(view.getInt(at + Layout.REC_FILE_ID)) != fileId32
+                || type < Layout.ADD || type > Layout.TYPE_MAX || (flags & ~Layout.KNOWN_FLAGS) != 0
+                || offset + Layout.recordSize(bodyLength) > view.capacity()) {
+            return false;
+        }
+        long recordId = view.getLong(at + Layout.REC_RECORD_ID);
+        long txId = view.getLong(at + Layout.REC_TX_ID);
+        if (type >= Layout.PREPARE) {
+            return recordId == 0 && txId != 0;
+        }
+        boolean transactional = type >= Layout.ADD_TX;
+        return view.getInt(at + Layout.REC_COUNT) == 0 && (txId != 0) == transactional;
     }
 
     static Set<Long> ids(List<Damage> damaged) {
