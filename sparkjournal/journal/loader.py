@@ -207,21 +207,16 @@ def _scan_all(files: list, verify_crc: bool) -> None:
 
 
 def own_record_at(view, offset: int, file_id32: int) -> bool:
-    """Does a header this file's writer could have written begin at ``offset``
-    (a torn record of the file: the scanner rejected it, FORMAT.md)? Stale
-    bytes of an earlier use carry another file id in their headers, but their
-    bodies may hold anything: eight bytes that only happen to match the file
-    id at a header's place are no header."""
+    """Does a record of this file, valid in all but its CRC, begin at ``offset``
+    (a torn or damaged record of the file, FORMAT.md)? Stale bytes of an
+    earlier use carry another file id in their headers, but their bodies may
+    hold anything: eight bytes that only happen to match the file id at a
+    header's place are no record."""
     if offset < 0 or offset + layout.RECORD_HEADER_SIZE > len(view):
         return False
-    _, rtype, flags, _, file_id, body_len, record_id, tx_id, count, _ = \
-        layout.RECORD_HEADER.unpack_from(view, offset)
-    if file_id != file_id32 or rtype not in layout.TYPE_NAMES or flags & ~layout.KNOWN_FLAGS \
-            or offset + layout.record_size(body_len) > len(view):
-        return False
-    if rtype in layout.TX_CONTROL_TYPES:
-        return record_id == 0 and tx_id != 0
-    return count == 0 and (tx_id != 0) == (rtype in layout.TX_DATA_TYPES)
+    _, rtype, flags, _, file_id, body_len, *_ = layout.RECORD_HEADER.unpack_from(view, offset)
+    return (file_id == file_id32 and rtype in layout.TYPE_NAMES and not flags & ~layout.KNOWN_FLAGS
+            and offset + layout.record_size(body_len) <= len(view))
 
 
 def _classify(files: list, report: LoadReport) -> list:

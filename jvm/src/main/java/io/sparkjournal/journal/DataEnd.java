@@ -112,10 +112,10 @@ final class DataEnd {
         return damaged;
     }
 
-    /** Does a header this file's writer could have written begin at {@code offset} (a torn
-     *  record of the file: the scan rejected it; FORMAT.md)? Stale bytes of an earlier use
-     *  carry another file id in their headers, but their bodies may hold anything: eight
-     *  bytes that only happen to match the file id at a header's place are no header
+    /** Does a record of this file, valid in all but its CRC, begin at {@code offset} (a torn
+     *  or damaged record of the file; FORMAT.md)? Stale bytes of an earlier use carry another
+     *  file id in their headers, but their bodies may hold anything: eight bytes that only
+     *  happen to match the file id at a header's place are no record
      *  (Python: loader.own_record_at). */
     private static boolean ownRecordAt(ByteBuffer view, long offset, long fileId32) {
         if (offset < 0 || offset + Layout.RECORD_HEADER_SIZE > view.capacity()) {
@@ -125,18 +125,9 @@ final class DataEnd {
         int type = Byte.toUnsignedInt(view.get(at + Layout.REC_TYPE));
         int flags = Byte.toUnsignedInt(view.get(at + Layout.REC_FLAGS));
         long bodyLength = Integer.toUnsignedLong(view.getInt(at + Layout.REC_BODY_LEN));
-        if (Integer.toUnsignedLong(view.getInt(at + Layout.REC_FILE_ID)) != fileId32
-                || type < Layout.ADD || type > Layout.TYPE_MAX || (flags & ~Layout.KNOWN_FLAGS) != 0
-                || offset + Layout.recordSize(bodyLength) > view.capacity()) {
-            return false;
-        }
-        long recordId = view.getLong(at + Layout.REC_RECORD_ID);
-        long txId = view.getLong(at + Layout.REC_TX_ID);
-        if (type >= Layout.PREPARE) {
-            return recordId == 0 && txId != 0;
-        }
-        boolean transactional = type >= Layout.ADD_TX;
-        return view.getInt(at + Layout.REC_COUNT) == 0 && (txId != 0) == transactional;
+        return Integer.toUnsignedLong(view.getInt(at + Layout.REC_FILE_ID)) == fileId32
+                && type >= Layout.ADD && type <= Layout.TYPE_MAX && (flags & ~Layout.KNOWN_FLAGS) == 0
+                && offset + Layout.recordSize(bodyLength) <= view.capacity();
     }
 
     static Set<Long> ids(List<Damage> damaged) {
