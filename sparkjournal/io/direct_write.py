@@ -25,7 +25,7 @@ import threading
 from typing import Callable
 
 from ..format.codec import CODEC
-from .files_io import aligned_buffer, remove_quietly, write_all
+from .files_io import aligned_buffer, close_quietly, remove_quietly, write_all
 from .io_rate import PIECE, UNCAPPED, IoRate
 from .modes import create_file
 from .sequential_file import io_error
@@ -84,10 +84,7 @@ class _StagePool:
             if sum(map(len, self._free)) + len(buf) <= POOL_BYTES:
                 self._free.append(buf)
                 return
-        try:
-            buf.close()
-        except BufferError:          # a view of it is still referenced: unmapped when that goes
-            pass
+        close_quietly(buf)
 
 
 POOL_BYTES = 64 << 20

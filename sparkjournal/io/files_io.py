@@ -13,6 +13,7 @@ about twice as fast as writing into unwritten extents (disk-limits.md).
 from __future__ import annotations
 
 import errno as errno_codes
+import functools
 import mmap
 import os
 
@@ -122,7 +123,7 @@ def create_zero_filled(path: str, size: int, header_bytes) -> None:
     takes them, else buffered; then fsync, rename from ``path.tmp``, dir fsync."""
     header = memoryview(header_bytes).cast("B")
     head = -(-header.nbytes // DIRECT_ALIGN) * DIRECT_ALIGN if header.nbytes else 0
-    if head > min(size, ZERO_CHUNK) and header.nbytes:
+    if head > min(size, ZERO_CHUNK):
         raise ValueError(f"a header of {header.nbytes} bytes does not fit in a {size}-byte file")
 
     def write(fd: int) -> None:
@@ -132,7 +133,7 @@ def create_zero_filled(path: str, size: int, header_bytes) -> None:
                 block[:header.nbytes] = header
                 write_all(fd, memoryview(block)[:min(head, size)], 0)
             finally:
-                _close_quietly(block)
+                close_quietly(block)
         zeros = _zero_chunk()
         for offset in range(head, size, ZERO_CHUNK):
             write_all(fd, zeros[:min(ZERO_CHUNK, size - offset)], offset)
@@ -141,25 +142,22 @@ def create_zero_filled(path: str, size: int, header_bytes) -> None:
              "creating the data file")
 
 
-_ZEROS: list = []
-
-
+@functools.cache
 def _zero_chunk() -> memoryview:
     """ZERO_CHUNK bytes of zeros, page-aligned and faulted in once per process
     and never written, shared by every file created (a fresh mapping per file
     made each write fault in and zero its pages first: a sink rolling through
     files paid that twice per byte it stored)."""
-    if not _ZEROS:
-        _ZEROS.append(memoryview(aligned_buffer(ZERO_CHUNK)))
-    return _ZEROS[0]
+    return memoryview(aligned_buffer(ZERO_CHUNK))
 
 
-def _close_quietly(buffer) -> None:
+def close_quietly(buffer) -> None:
+    """Unmaps ``buffer`` unless a view of it is still held (a failed write's
+    traceback, a caller's slice): it is then unmapped when that goes, and no
+    BufferError replaces the error being raised (ENOSPC)."""
     try:
         buffer.close()
     except BufferError:
-        # A failed write's traceback still holds a view of it; closing here
-        # would replace that OSError (ENOSPC) by BufferError.
         pass
 
 

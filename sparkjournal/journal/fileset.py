@@ -113,11 +113,8 @@ def _no_jvm_reader(fd: int) -> bool:
     reader holds its shared record lock. Where the descriptor is read-only
     (a lane folder no one may change) or the kernel has no OFD locks, no lock
     keeps JVM readers out, and the flock alone is what there is."""
-    command = getattr(fcntl, "F_OFD_SETLK", None)
-    if command is None:
-        return True
     try:
-        fcntl.fcntl(fd, command, _WHOLE_FILE_WRITE_LOCK)
+        fcntl.fcntl(fd, fcntl.F_OFD_SETLK, _WHOLE_FILE_WRITE_LOCK)
         return True
     except OSError as error:
         if error.errno in (errno.EAGAIN, errno.EACCES):

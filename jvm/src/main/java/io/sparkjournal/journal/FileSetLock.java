@@ -89,14 +89,6 @@ final class FileSetLock implements AutoCloseable {
         }
     }
 
-    /** How many snapshots of {@code lane} hold its lock in this JVM (for tests). */
-    static int holders(Path lane) {
-        synchronized (HELD) {
-            Held held = HELD.get(lane.resolve(NAME).toAbsolutePath().normalize());
-            return held == null ? 0 : held.users;
-        }
-    }
-
     /** Lets go of this hold; the lock is released with the lane's last one. Idempotent. */
     @Override
     public void close() throws IOException {
