@@ -21,7 +21,7 @@ checkpoints must count as one writer.
 Small batches (``smallBatchRows``): a Python job on the executors has a fixed
 cost (~70-150 ms here for two rows) larger than Spark's parquet sink's whole
 batch, so a micro-batch of at most that many rows may instead be collected to
-the driver as Arrow (``toArrow``: the executors stay in the JVM) and written by
+the driver as Arrow (small_batch.py: the executors stay in the JVM) and written by
 the driver into a lane of the driver's node root, as one prepared transaction
 like a task's, under the same decision. Only right where the driver's node root
 is one readers see: always in local mode (master ``local`` or ``local[...]``),
@@ -44,6 +44,7 @@ from .committer import BatchCommitter, BatchMetrics
 from .lane_writer import WritePlan, arrow_task, write_task
 from .task_message import TaskMessage, message_ddl
 from .schema import spark_to_arrow
+from .small_batch import collect_small
 
 log = logging.getLogger("sparkjournal.sink")
 HISTORY = 1000                    # batches whose metrics JournalSink.history keeps
@@ -165,9 +166,9 @@ class JournalSink:
         if self._last_rows > limit:
             metrics.tasks_because = f"the last batch was over smallBatchRows={limit}"
             return None
-        table = df.limit(limit + 1).toArrow()
-        if table.num_rows > limit:
-            self._last_rows = table.num_rows
+        table, _how = collect_small(df, limit)
+        if table is None:
+            self._last_rows = limit + 1
             metrics.tasks_because = f"over smallBatchRows={limit}"
             return None
         # the executors' Arrow types exactly (toArrow names the session time zone its own way)
