@@ -28,7 +28,7 @@ from sparkjournal.spark.small_batch import SmallBatchError, collect_small  # noq
 def both_ways(spark, monkeypatch):
     """collect_small through the JVM connector, then through limit + toArrow."""
     if small_batch._jvm_collector(spark.range(1)) is None:
-        pytest.skip("the JVM connector is not loaded in this session")
+        pytest.skip("the JVM connector is not loaded in the test SparkSession")
 
     def collect(df, limit):
         jvm = collect_small(df, limit)
@@ -87,7 +87,7 @@ def test_a_failing_batch_names_the_cause(spark):
         "id", "if(id = 3, raise_error('tampered input row'), id) as checked")
     before = leftover_files()
     if small_batch._jvm_collector(df) is None:
-        pytest.skip("the JVM connector is not loaded in this session")
+        pytest.skip("the JVM connector is not loaded in the test SparkSession")
     with pytest.raises((SmallBatchError, CapturedException)) as raised:
         collect_small(df, 100)          # Spark's own error where PySpark knows it, as toArrow's
     message = str(raised.value)
@@ -105,7 +105,7 @@ def _wait_for_a_job(spark, timeout: float = 60.0) -> None:
 
 def test_a_query_stopped_during_a_small_batch_ends_as_stopped(spark, tmp_path):
     if small_batch._jvm_collector(spark.range(1)) is None:
-        pytest.skip("the JVM connector is not loaded in this session")
+        pytest.skip("the JVM connector is not loaded in the test SparkSession")
     path, checkpoint, incoming = (str(tmp_path / name) for name in ("journal", "checkpoint", "in"))
     spark.range(0, 100, numPartitions=1).write.parquet(incoming)
 
