@@ -20,7 +20,9 @@ import shutil
 
 from ..errors import CorruptJournalError, TransactionError
 from ..format import layout
+from ..io.io_rate import UNCAPPED, IoRate
 from ..io.modes import make_dirs
+from ..io.paced_read import prefetch
 from .datafile import BadHeader, FileHeader, MappedFile, WrongSize, is_data_file_debris, read_header
 from .deferred_crc import check_all_now, scan_deferring
 from .free_by_header import empty_scan, free_ids
@@ -108,17 +110,21 @@ def load(directory: str, *, verify_crc: bool = True, writable: bool = False,
 
 def scan_lane(directory: str, report: LoadReport, *, verify_crc: bool = True,
               writable: bool = False, recover: bool = False,
-              defer_crc: bool = False) -> tuple[list, ControlFile | None, list]:
+              defer_crc: bool = False,
+              read_rate: IoRate = UNCAPPED) -> tuple[list, ControlFile | None, list]:
     """The first half of ``load``, without the replay: opens and scans every
     data file and sets where each one's data ends. Returns (files in file id
     order, the pending swap, [(file, offset, detail)] damaged); damage fails
-    with CorruptJournalError unless ``recover``."""
+    with CorruptJournalError unless ``recover``. With a capped ``read_rate``
+    (a maintenance pass's) the files scanned are first read into the page
+    cache at that rate (io/paced_read.py); free files are never read."""
     files, pending_swap = _open_files(directory, writable, report)
     free = free_ids(f.header for f in files)
     for file in files:
         if file.file_id in free:
             file.scan = empty_scan()
     scanned = [f for f in files if f.file_id not in free]
+    prefetch([f.path for f in scanned], read_rate)
     if defer_crc:
         scan_deferring(scanned)
     else:

@@ -7,8 +7,8 @@ writer is another process (FORMAT.md, "Compaction"):
    the writer does not reclaim, so the planned files stay as they are);
 2. finish a swap a killed compactor left committed, and remove its debris;
 3. scan the lane under the shared file-set lock, like any reader
-   (loader.scan_lane: the same end-of-data and damage decisions; its files
-   read into the page cache first at the pass's rate, io/paced_read.py), and plan
+   (loader.scan_lane: the same end-of-data and damage decisions; the files
+   it scans read into the page cache first at the pass's rate), and plan
    what stays (compaction_plan.py: the loader's replay rules, in C when
    built). The files to compact are those with data, but the newest with
    data (the writer's); they never change again except by reclaim, which
@@ -55,15 +55,13 @@ from ..io.modes import use_config_modes
 from ..journal.inside import check_inside
 from ..io.direct_write import Stage, write_new_file
 from ..io.io_rate import IoRate
-from ..io.paced_read import prefetch
 from .low_priority import run_at
 from ..io.files_io import fsync_dir, remove_quietly
 from ..journal.datafile import FileHeader
 from ..journal.fileset import hold_for_reading, read_generation, try_hold_exclusive, try_hold_maintenance
 from ..journal.loader import LoadedFile, scan_lane
 from ..journal.records import LoadReport
-from ..journal.swap import (COMPACTING_SUFFIX, CONTROL_FILE, ControlFile, finish_swap, lane_view,
-                            read_control, write_control)
+from ..journal.swap import COMPACTING_SUFFIX, CONTROL_FILE, ControlFile, finish_swap, read_control, write_control
 from .compaction_deletes import apply_deletion_vectors
 from .compaction_plan import Plan, plan
 
@@ -163,8 +161,8 @@ def _remove_debris(lane: str) -> None:
 def _compact(lane, config, force, swap_wait, archive, events, report) -> None:
     rate = IoRate(config.maintenanceBytesPerSecond)          # its reads and writes alike
     with hold_for_reading(lane):
-        prefetch(lane_view(lane)[0], rate)
-        files, _pending, _damaged = scan_lane(lane, LoadReport(), verify_crc=config.checksum)
+        files, _pending, _damaged = scan_lane(lane, LoadReport(), verify_crc=config.checksum,
+                                              read_rate=rate)
         try:
             control = _rewrite(lane, files, config, force, events, report, rate)
         finally:

@@ -18,6 +18,7 @@ once read or when the collect fails; a process killed in between leaves one
 """
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import tempfile
@@ -87,9 +88,17 @@ def _jvm_collector(df):
     """The session JVM's SmallBatchCollect class, or None where the connector
     is not loaded (no JDK, SPARKJOURNAL_JVM=off, a session started before it
     was placed) or the session has no JVM of its own (Spark Connect)."""
-    from py4j.java_gateway import JavaClass
     try:
-        found = df.sparkSession._jvm.io.sparkjournal.spark.SmallBatchCollect
+        jvm = df.sparkSession._jvm
     except Exception:                  # noqa: BLE001 - no py4j gateway: Connect
         return None
+    return _collector_in(jvm) if jvm is not None else None
+
+
+@functools.cache
+def _collector_in(jvm):
+    """Looked up once per JVM (a JVM's classpath does not change while it
+    runs): the lookup is a py4j round trip per package name, ~0.6 ms."""
+    from py4j.java_gateway import JavaClass
+    found = jvm.io.sparkjournal.spark.SmallBatchCollect
     return found if isinstance(found, JavaClass) else None

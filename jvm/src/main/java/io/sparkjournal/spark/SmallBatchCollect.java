@@ -8,6 +8,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -77,9 +78,11 @@ public final class SmallBatchCollect {
         for (int i = 0; i < arrow.getNumPartitions(); i++) {
             partitions.add(i);
         }
-        boolean interrupted = awaitUninterruptibly(sc.submitJob(arrow, new PartitionBatches(),
-                CollectionConverters.asScala(partitions).toSeq(), gathered, new Done()));
+        SimpleFutureAction<BoxedUnit> job = sc.submitJob(arrow, new PartitionBatches(),
+                CollectionConverters.asScala(partitions).toSeq(), gathered, new Done());
+        boolean interrupted = awaitUninterruptibly(job);
         try {
+            throwFailure(job);
             if (gathered.over) {
                 return -1;
             }
@@ -103,8 +106,8 @@ public final class SmallBatchCollect {
                 StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
             WriteChannel out = new WriteChannel(file);
             MessageSerializer.serialize(out, schema);
-            for (byte[][] partition : batches) {
-                for (byte[] message : partition == null ? new byte[0][] : partition) {
+            for (byte[][] partition : batches) {               // every one set: the job succeeded
+                for (byte[] message : partition) {
                     out.write(message);
                 }
             }
@@ -114,17 +117,17 @@ public final class SmallBatchCollect {
     }
 
     /**
-     * Waits for the job to end and throws its failure. A query's stop
-     * cancels its job group and then interrupts the stream thread that this
-     * call runs on (the foreachBatch function's py4j calls are served by it):
-     * the cancelled job's SparkException, which names the query's job group,
-     * is what tells Spark the batch failed because the query stopped, where an
+     * Waits for the job to end; returns whether the thread was interrupted
+     * meanwhile, for the caller to set again once it is done (an interrupted
+     * thread's channel writes fail). A query's stop cancels its job group and
+     * then interrupts the stream thread that this call runs on (the
+     * foreachBatch function's py4j calls are served by it): the cancelled
+     * job's SparkException, which names the query's job group, is what tells
+     * Spark the batch failed because the query stopped, where an
      * InterruptedException reaches Python as a py4j error whose Java stack
-     * overflows Spark's test for a stop. Returns whether the thread was
-     * interrupted meanwhile, for the caller to set again once its file is
-     * written (an interrupted thread's channel writes fail).
+     * overflows Spark's test for a stop.
      */
-    private static boolean awaitUninterruptibly(SimpleFutureAction<BoxedUnit> job) throws Exception {
+    private static boolean awaitUninterruptibly(SimpleFutureAction<BoxedUnit> job) {
         boolean interrupted = false;
         while (!job.isCompleted()) {
             try {
@@ -135,18 +138,19 @@ public final class SmallBatchCollect {
                 interrupted = true;
             }
         }
+        return interrupted;
+    }
+
+    /** Throws what made the ended job fail, if it failed. */
+    private static void throwFailure(SimpleFutureAction<BoxedUnit> job) throws Exception {
         Try<BoxedUnit> outcome = job.value().get();
         if (outcome.isFailure()) {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
             Throwable failure = outcome.failed().get();
             if (failure instanceof Exception exception) {
                 throw exception;
             }
             throw (Error) failure;
         }
-        return interrupted;
     }
 
     /** The job's result: nothing (the handler keeps the batches). */
@@ -196,7 +200,7 @@ public final class SmallBatchCollect {
             }
             if (rows > limit) {
                 over = true;
-                java.util.Arrays.fill(batches, null);
+                Arrays.fill(batches, null);
             } else {
                 batches[(Integer) partition] = messages;
             }
