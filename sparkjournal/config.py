@@ -121,10 +121,9 @@ MAINTENANCE = (
                   "moment its sync returns, but on a node whose cores are always busy the "
                   "pass runs slowly; LOW shares the cores at nice 10"),
     Option("maintenanceBytesPerSecond", Size(example="200m", note="0: no limit"), 200 << 20,
-           "the most a compaction or paging pass writes per second (a compaction's reads "
-           "count too)",
-           longer="the most a compaction or paging pass writes per second, a compaction's "
-                  "reads of the lane counted too (as Kafka's "
+           "the most a compaction or paging pass reads and writes per second",
+           longer="the most a compaction or paging pass reads and writes per second, its reads "
+                  "of the lane and its writes counted together (as Kafka's "
                   "log.cleaner.io.max.bytes.per.second): in paced 128 KiB pieces, so the "
                   "lane's writer, whose synced commits queue behind maintenance's reads and "
                   "writes, keeps its latency"),

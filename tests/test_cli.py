@@ -328,6 +328,24 @@ def test_bench_maintenance_quick_compaction_prints_ratios_and_writes_json(tmp_pa
     assert [p.name for p in tmp_path.iterdir()] == ["bench.json"]   # its working folder is removed
 
 
+
+def test_bench_maintenance_quick_writer_latency_measures_compaction_and_paging(tmp_path, capsys):
+    results = tmp_path / "bench.json"
+    assert main(["bench", "maintenance", "--quick", "--only", "writer_latency", "--dir",
+                 str(tmp_path), "--json", str(results)]) == 0
+    assert "writer p99 commit latency, paging running" in capsys.readouterr().out
+    rows = {r["name"]: r for r in json.loads(results.read_text())}
+    limit = "maintenanceBytesPerSecond=200.0 MiB (the default)"
+    paging = rows[f"writer p99 commit latency, paging running at {limit}"]["detail"]
+    assert "page files written beside the writer" in paging and "paging, no rate limit: p50" in paging
+    for what in ("compaction", "paging"):
+        p99 = rows[f"writer p99 commit latency, {what} running at {limit}"]
+        assert p99["value"] > 0 and p99["baseline"] > 0 and p99["target_of"] == "max_ratio"
+        assert p99["pass"] == (p99["ratio"] <= 2.0)
+        assert rows[f"writer p99 commit latency, {what} running with no rate limit"]["value"] > 0
+        assert rows[f"writer longest stall, {what} running at {limit}"]["target_of"] == "max_value"
+    assert [p.name for p in tmp_path.iterdir()] == ["bench.json"]   # its working folder is removed
+
 # --- errors and entry points ----------------------------------------------------------------
 @pytest.mark.parametrize("argv, message", [
     (["frobnicate"], "invalid choice: 'frobnicate'"),

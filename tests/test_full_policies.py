@@ -19,7 +19,7 @@ from sparkjournal import Journal, JournalFullError, JournalRoot, load_config
 from sparkjournal.journal.large import FOLDER as LARGE
 from sparkjournal.maintenance.full_policy import DROP, WRITE, admit
 from sparkjournal.maintenance.lane_size import check_full, lane_bytes, root_bytes
-from sparkjournal.tools.bench.maintenance import half_dead_lane as bench_lane
+from sparkjournal.tools.bench.lanes import half_dead_lane as bench_lane
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)

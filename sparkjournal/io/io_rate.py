@@ -1,4 +1,4 @@
-"""A cap on the bytes per second one maintenance pass writes (Kafka's
+"""A cap on the bytes per second one maintenance pass reads and writes (Kafka's
 ``log.cleaner.io.max.bytes.per.second``): compaction and paging share the disk
 with the lane's writer, whose synced commits queue behind their big writes.
 Written in pieces of at most ``PIECE`` bytes, each taken from a token bucket,
@@ -11,8 +11,9 @@ its rate: a bucket that started full let every compaction open with 20 MiB
 at once (a tenth of a second at the default 200 MiB/s), and the writer's
 syncs beside it waited for all of it (the longest stall, 13.6 ms against
 2.8 ms alone). The cap still absorbs a sleep that overran, up to its size.
-A rate of 0 means no cap. Only writes are counted: a pass reads from the page
-cache or by memory map, which the writer's syncs do not wait for.
+A rate of 0 means no cap. A pass's reads take from the same bucket as its
+writes (paced_read.py): the lane's files are read into the page cache piece by
+piece before the pass maps them.
 
 Crash behaviour: none of its own; waiting only delays the writes it paces.
 """

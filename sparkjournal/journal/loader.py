@@ -140,6 +140,26 @@ def scan_lane(directory: str, report: LoadReport, *, verify_crc: bool = True,
     return files, pending_swap, damaged
 
 
+def prefetch_lane(directory: str, rate: IoRate) -> int:
+    """Reads the lane's data files into the page cache at ``rate``, free files
+    left out, for a maintenance pass that loads the lane more than once
+    (paging: once per page) and pays for its reads once, at its start; the
+    bytes asked for (0 uncapped). A file whose header cannot be read is left
+    to the load that follows, which judges it."""
+    if not rate.capped:
+        return 0
+    headers = []
+    for path in lane_view(directory)[0]:
+        try:
+            headers.append((read_header(path), path))
+        except WrongSize as bad:
+            headers.append((bad.header, path))          # it may hold records: the load reads it
+        except (FileNotFoundError, BadHeader):
+            continue
+    free = free_ids(header for header, _path in headers)
+    return prefetch([path for header, path in headers if header.file_id not in free], rate)
+
+
 def _open_files(directory: str, writable: bool, report: LoadReport) -> tuple[list, ControlFile | None]:
     if writable:
         for name in os.listdir(directory):

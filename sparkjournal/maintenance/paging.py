@@ -28,6 +28,11 @@ snapshot holds it shared from its load until it closes, so a reader that
 loaded a dropped page's PAGE record live reads the file to the end; one whose
 snapshot outlasts the wait leaves the orphans to the next run.
 
+A pass's reads and writes share one budget, ``maintenanceBytesPerSecond``
+(io/io_rate.py): it reads the lane's files into the page cache at that rate
+when it starts (loader.prefetch_lane), so its loads, one per step and page,
+find them there, and writes each page file paced by the same rate.
+
 Crash behaviour: killed anywhere before the transaction commits, the records
 stay live and are read from the journal (an orphan file or a pending request is
 left; the request is still carried out, or abandoned if the records changed);
@@ -58,6 +63,7 @@ from ..faults import crash_point
 from ..io.files_io import fsync_dir, remove_quietly
 from ..journal.fileset import try_hold_exclusive, try_hold_maintenance
 from ..journal.journal import Journal
+from ..journal.loader import prefetch_lane
 from .lane_requests import apply_now, as_free_writer
 from .page_commit import PAGE_REQUEST
 from .page_drop import DROP_REQUEST, drop_candidates, request_drops
@@ -90,6 +96,8 @@ class PagingReport:
     orphans_left: int = 0                 # readers held the lane past REMOVE_WAIT_SECONDS
     pages_dropped: int = 0                # PAGE records made dead: every event deleted
     drops_pending: int = 0                # drops left to the lane's live writer
+    bytes_read_ahead: int = 0             # the lane's files read in at the pass's rate
+    bytes_paced: int = 0                  # reads and writes taken from the pass's rate
     seconds: float = 0.0
 
     @property
@@ -136,11 +144,17 @@ def _page_lane(lane: str, node: str | None, log_uri: str, config: JournalConfig,
         report.reason = "another maintenance process holds the lane (compact.lock)"
     else:
         with maintenance:
+            rate = IoRate(config.maintenanceBytesPerSecond)     # the pass's reads and writes
+            budget, report.reason = bytes_to_page(lane, config, force)
+            if budget > 0 or page_files(lane, with_tmp=True):
+                # The pass loads the lane once per step and page; its first read of
+                # the lane is paced here, and the loads find it in the page cache.
+                report.bytes_read_ahead = prefetch_lane(lane, rate)
             _drop_deleted_pages(lane, config, report)
             report.orphans_removed, report.orphans_left = remove_orphans(lane, config)
-            budget, report.reason = bytes_to_page(lane, config, force)
             if budget > 0:
-                _page(lane, node, log_uri, config, budget, report)
+                _page(lane, node, log_uri, config, budget, report, rate)
+            report.bytes_paced = rate.taken
         if report.pages_written:
             as_free_writer(lane, config, lambda journal: None)      # reclaims at open
     report.files_after, report.bytes_after = lane_files(lane)
@@ -170,14 +184,14 @@ def _drop_deleted_pages(lane, config, report: PagingReport) -> None:
         report.pages_dropped = sum(name not in live for name in names)
 
 
-def _page(lane, node, log_uri, config, budget: int, report: PagingReport) -> None:
+def _page(lane, node, log_uri, config, budget: int, report: PagingReport, rate: IoRate) -> None:
     stored = commit_log(log_uri).read_schema()
     if stored is None:
         report.reason = f"no events schema in the commit log {log_uri}: nothing written yet"
         return
     events_schema = spark_facing(stored)
     while budget > 0:
-        page = _write_next_page(lane, node, log_uri, config, events_schema)
+        page = _write_next_page(lane, node, log_uri, config, events_schema, rate)
         if page is None:
             report.reason = "no live events left to page"
             return
@@ -197,7 +211,7 @@ def _page(lane, node, log_uri, config, budget: int, report: PagingReport) -> Non
         budget -= nbytes
 
 
-def _write_next_page(lane, node, log_uri, config, events_schema: pa.Schema):
+def _write_next_page(lane, node, log_uri, config, events_schema: pa.Schema, rate: IoRate):
     """Writes the next page of the lane's oldest live events not yet in a
     pending page; (its reference, the journal bytes it replaces), or None."""
     taken = _pending_page_ids(lane)
@@ -220,8 +234,7 @@ def _write_next_page(lane, node, log_uri, config, events_schema: pa.Schema):
         batches = [event_batch(r, log_, deletions, events_schema, host, os.path.basename(lane))
                    for r in chosen]
         table = pa.Table.from_batches([b for b in batches if b is not None], schema=schema)
-        return write_page(lane, table, [r.record_id for r in chosen],
-                          IoRate(config.maintenanceBytesPerSecond)), nbytes
+        return write_page(lane, table, [r.record_id for r in chosen], rate), nbytes
 
 
 def _pending_page_ids(lane: str) -> set:

@@ -11,16 +11,11 @@ Each is a function ``(MaintenanceBench) -> list[BenchResult]``:
   the page cache (every source file is read once before each timed run). MB/s
   is live bytes rewritten over the whole compaction (load, rewrite, control
   file, swap). Target: at least 0.5 of the copy.
-* ``writer_latency``: a writer committing 4 KiB records one at a time, each
-  synced (and deleting an older one every other commit, so there is always
-  something dead to compact), alone on its lane, then with compactions looping
-  on the same lane in another process (as ``sparkjournal compact`` would run
-  beside a live writer), at the default ``maintenanceBytesPerSecond`` and with
-  no rate limit. Percentiles are over every commit of the ``REPEATS``
-  interleaved phases of each kind; the longest stall is the slowest single
-  commit (a roll that reloads after a compaction swap included). Targets: p99
-  beside compaction at the default limit at most 2x the plain p99, no stall
-  above 100 ms; with no limit, reported.
+* ``writer_latency`` (writer_latency.py): a writer's synced 4 KiB commits
+  alone and beside compaction and paging passes looping on its lane, at the
+  default ``maintenanceBytesPerSecond`` and with no limit. Targets: p99
+  beside maintenance at the default limit at most 2x the plain p99, no stall
+  above 100 ms.
 
 * ``paged_read`` (paged_read.py, on local Spark): a journal whose events
   are ~90 % paged, aggregated and scanned through ``sparkjournal.read`` (page
@@ -31,27 +26,23 @@ A benchmark, never a test: nothing here asserts a time. MISS rows are facts.
 """
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 
 from ...io.files_io import fsync_dir
-from ...config import JournalConfig
-from ...journal.journal import Journal
 from ...maintenance.compactor import compact_lane
 from ...units import human_bytes
+from .lanes import BODY, data_files, half_dead_lane
 from .paged_read import section_paged_read
 from .report import REPORTED, BenchResult
 from .support import run_cases
+from .writer_latency import DEFAULT_RATE, section_writer_latency
 
 REPEATS = 3
 MIB = 1 << 20
-BODY = 4096
 # Record sizes compacted: small records (the per-record cost), and large ones
 # (the sink writes Arrow pieces up to a quarter of a data file at large batches).
 COMPACT_BODIES = (BODY, 256 << 10)
@@ -61,8 +52,6 @@ FULL = {"compact_bytes": 128 * MIB, "compact_file": 2 * MIB,
         "latency_prefill": 32 * MIB, "latency_commits": 2000, "paged_rows": 2_000_000}
 QUICK = {"compact_bytes": 16 * MIB, "compact_file": 1 * MIB,
          "latency_prefill": 4 * MIB, "latency_commits": 200, "paged_rows": 200_000}
-LATENCY_OPTIONS = {"fileSize": "1m", "minFiles": 2}
-DEFAULT_RATE = JournalConfig.maintenanceBytesPerSecond
 
 
 class MaintenanceBench:
@@ -71,24 +60,6 @@ class MaintenanceBench:
 
     def folder(self, prefix: str) -> str:
         return tempfile.mkdtemp(prefix=prefix, dir=self.directory)
-
-
-def half_dead_lane(lane: str, nbytes: int, body_size: int = BODY, **options) -> int:
-    """Writes ``nbytes`` of records of ``body_size`` bytes (unsynced, one
-    flush) and deletes every other one; returns the highest record id."""
-    count = max(nbytes // body_size, 16)
-    body = os.urandom(body_size)
-    with Journal.open(lane, **options) as journal:
-        for record_id in range(1, count + 1):
-            journal.append_add(record_id, body, sync=False)
-        for record_id in range(2, count + 1, 2):
-            journal.append_delete(record_id, sync=False)
-        journal.flush()
-    return count
-
-
-def data_files(lane: str) -> list[str]:
-    return sorted(os.path.join(lane, n) for n in os.listdir(lane) if n.endswith(".sjd"))
 
 
 def warm(paths: list[str]) -> None:
@@ -182,109 +153,6 @@ def compaction_vs_copy(bench: MaintenanceBench, body_size: int, rate: int) -> Be
         f"{rewrite:.3f}s, swap {swap:.3f}s, load and plan {total - rewrite - swap:.3f}s "
         f"(medians); copy: the same live bytes, read + write + fsync per file; page cache "
         f"warm for both")
-
-
-# --- writer latency beside compaction ---------------------------------------------------------
-
-COMPACT_LOOP = """
-import json, sys, threading
-from sparkjournal.maintenance.compactor import compact_lane
-lane, options = sys.argv[1], json.loads(sys.argv[2])
-stop = threading.Event()
-threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
-print("ready", flush=True)
-done = runs = 0
-longest = 0.0
-while not stop.is_set():
-    report = compact_lane(lane, force=True, **options)
-    runs += 1
-    done += report.compacted
-    longest = max(longest, report.seconds)
-print(json.dumps({"runs": runs, "compacted": done, "longest": longest}), flush=True)
-"""
-
-
-def _compactor(lane: str, rate: int) -> subprocess.Popen:
-    """A process compacting ``lane`` in a loop until its stdin closes, its
-    writes paced at ``rate`` bytes/s (0: no limit)."""
-    package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    path = os.pathsep.join(p for p in (package_parent, os.environ.get("PYTHONPATH")) if p)
-    options = {**LATENCY_OPTIONS, "maintenanceBytesPerSecond": rate}
-    child = subprocess.Popen([sys.executable, "-c", COMPACT_LOOP, lane, json.dumps(options)],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                             env={**os.environ, "PYTHONPATH": path})
-    if child.stdout.readline().strip() != "ready":
-        child.kill()
-        raise RuntimeError("the compaction process of the latency benchmark did not start")
-    return child
-
-
-def _commits(lane: str, first_id: int, count: int) -> list[float]:
-    """Seconds of each of ``count`` synced 4 KiB commits (every other one also
-    deletes an older record)."""
-    body = os.urandom(BODY)
-    latencies = []
-    with Journal.open(lane, **LATENCY_OPTIONS) as journal:
-        for n in range(count):
-            record_id = first_id + n
-            started = clock()
-            if n % 2:
-                journal.append_delete(record_id - 1, sync=False)
-            journal.append_add(record_id, body, sync=True)
-            latencies.append(clock() - started)
-    return latencies
-
-
-def _percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
-
-
-def section_writer_latency(bench: MaintenanceBench) -> list:
-    sizes = bench.sizes
-    template = os.path.join(bench.folder("latency-template-"), "lane")
-    first_id = half_dead_lane(template, sizes["latency_prefill"], **LATENCY_OPTIONS) + 1
-    rates = {"plain": None, "compacting": DEFAULT_RATE, "compacting, no rate limit": 0}
-    phases = {kind: [] for kind in rates}
-    compactions = {kind: 0 for kind in rates}
-    for rep in range(REPEATS):
-        for kind in phases:
-            lane = os.path.join(bench.folder(f"latency-{kind}-"), "lane")
-            shutil.copytree(template, lane)
-            child = _compactor(lane, rates[kind]) if rates[kind] is not None else None
-            try:
-                latencies = _commits(lane, first_id, sizes["latency_commits"])
-            finally:
-                if child is not None:
-                    out, _ = child.communicate("", timeout=600)
-                    ran = json.loads(out.strip().splitlines()[-1])
-                    compactions[kind] += ran["compacted"]
-            phases[kind] += latencies
-            shutil.rmtree(os.path.dirname(lane))
-            bench.log(f"writer latency run {rep + 1}/{REPEATS}, {kind}: p50 "
-                      f"{_percentile(latencies, 0.5) * 1e3:.2f} ms, p99 "
-                      f"{_percentile(latencies, 0.99) * 1e3:.2f} ms, max {max(latencies) * 1e3:.1f} ms"
-                      + (f"; {ran['compacted']} compactions" if child is not None else ""))
-    shutil.rmtree(os.path.dirname(template))
-    stats = {kind: {p: _percentile(v, f) * 1e3 for p, f in (("p50", 0.5), ("p99", 0.99), ("max", 1.0))}
-             for kind, v in phases.items()}
-    line = "; ".join(f"{kind}: p50 {s['p50']:.2f} ms, p99 {s['p99']:.2f} ms, max {s['max']:.1f} ms"
-                     for kind, s in stats.items())
-    commits = len(phases["plain"])
-    limit = f"maintenanceBytesPerSecond={human_bytes(DEFAULT_RATE)} (the default)"
-    return [
-        BenchResult(f"writer p99 commit latency, compaction running at {limit}",
-                    stats["compacting"]["p99"], "ms", stats["plain"]["p99"], 2.0, "max_ratio",
-                    f"{commits} synced 4 KiB commits per kind over {REPEATS} interleaved phases; "
-                    f"compactions beside the writer: {compactions['compacting']} at the default "
-                    f"limit, {compactions['compacting, no rate limit']} without; {line}"),
-        BenchResult("writer p99 commit latency, compaction running with no rate limit",
-                    stats["compacting, no rate limit"]["p99"], "ms", stats["plain"]["p99"], 0.0,
-                    REPORTED, "the same writer beside compactions whose writes are not paced"),
-        BenchResult(f"writer longest stall, compaction running at {limit}", stats["compacting"]["max"],
-                    "ms", stats["plain"]["max"], 100.0, "max_value",
-                    "the slowest single commit (baseline: the slowest without compaction)"),
-    ]
 
 
 SECTIONS = {"compaction": section_compaction, "writer_latency": section_writer_latency,
