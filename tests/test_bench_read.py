@@ -75,6 +75,8 @@ def test_bench_read_prints_every_row_with_its_target_and_writes_json(bench_run):
                      "columns asked, Spark prunes to (key, amount)), vs parquet",
                      "read groupBy(key).agg(sum), 4,000 events, JVM reader vs Python source, "
                      "both default read",
+                     "read groupBy(key).agg(sum), 4,000 events, JVM reader default read, vs "
+                     "parquet written without dictionary encoding",
                      "stream catch-up over 4,000 events, JVM stream, vs file stream source",
                      "stream catch-up over 4,000 events, JVM stream vs Python stream",
                      "stream catch-up over 4,000 events, Python stream, vs file stream source",
@@ -101,7 +103,7 @@ def test_bench_read_prints_every_row_with_its_target_and_writes_json(bench_run):
 def test_bench_read_measures_the_jvm_reader_or_says_why_not(bench_run):
     out, rows, _folder, missing = bench_run
     jvm_rows = [row for row in rows if "JVM reader" in row["name"]]
-    assert len(jvm_rows) == 6
+    assert len(jvm_rows) == 7
     if missing:
         assert f"no JVM reader: {missing}" in out
         assert all(row["skipped"] == f"no JVM reader: {missing}" for row in jvm_rows)
