@@ -54,8 +54,7 @@ final class LaneLoader {
         List<LoadedFile> files = open(listing.paths(), report);
         Set<Long> free = FreeByHeader.ids(files);
         for (LoadedFile file : files) {
-            file.scan = free.contains(file.fileId()) ? ScanResult.empty() : RecordScan.scan(file.bytes(),
-                    Layout.FILE_HEADER_SIZE, Layout.fileId32(file.fileId()), verifyCrc);
+            file.scan = free.contains(file.fileId()) ? ScanResult.empty() : scan(file, verifyCrc, report);
         }
         List<DataEnd.Damage> damaged = DataEnd.classify(files, report);
         if (!damaged.isEmpty() && !recover) {
@@ -98,6 +97,27 @@ final class LaneLoader {
         });
         report.brokenTxIds.addAll(state.brokenTxIds);
         return new Loaded(files, state, report, listing.pendingSwap());
+    }
+
+    /**
+     * The file's records: as a scan of it this JVM kept when the file has not
+     * changed since (SealedScans), else scanned now, and kept when the scan
+     * checked every CRC and found the file clean.
+     */
+    private static ScanResult scan(LoadedFile file, boolean verifyCrc, LoadReport report) throws IOException {
+        SealedScans.Identity identity = file.sizeDamage == null
+                ? SealedScans.identity(file.path, file.fileId()) : null;
+        ScanResult kept = SealedScans.get(identity);
+        if (kept != null) {
+            report.filesReused++;
+            return kept;
+        }
+        ScanResult scan = RecordScan.scan(file.bytes(), Layout.FILE_HEADER_SIZE,
+                Layout.fileId32(file.fileId()), verifyCrc);
+        if (verifyCrc) {
+            SealedScans.keep(identity, scan);
+        }
+        return scan;
     }
 
     /** Reads every listed file's header, maps the usable ones; file id order. */

@@ -32,6 +32,7 @@ public final class LoadReport {
     }
 
     int files;
+    int filesReused;
     long recordsScanned;
     int liveRecords;
     long bytesScanned;
@@ -43,6 +44,10 @@ public final class LoadReport {
 
     /** Data files loaded (damaged ones set aside by recovery not counted). */
     public int files() { return files; }
+
+    /** Data files whose scan this JVM kept from an earlier load (SealedScans): unchanged
+     *  since, so neither read nor checked again. JVM only. */
+    public int filesReused() { return filesReused; }
 
     /** Data records of the loaded files. */
     public long recordsScanned() { return recordsScanned; }
