@@ -2,7 +2,7 @@
 changed since its last load (jvm/.../journal/SealedScans.java): a file
 unchanged since a clean, CRC-checked scan is not scanned again; a file
 appended to, tampered with, or replaced at the same path is, so what a load
-sees is always what is on disk. Loads run in this session's JVM (the
+sees is always what is on disk. Loads run in the test SparkSession's JVM (the
 connector's classes, through py4j), where kept scans live; the lanes are
 checked against the Python loader's view of the same files."""
 from __future__ import annotations
