@@ -145,13 +145,14 @@ def _page_lane(lane: str, node: str | None, log_uri: str, config: JournalConfig,
     else:
         with maintenance:
             rate = IoRate(config.maintenanceBytesPerSecond)     # the pass's reads and writes
-            budget, report.reason = bytes_to_page(lane, config, force)
-            if budget > 0 or page_files(lane, with_tmp=True):
+            if page_files(lane, with_tmp=True) or bytes_to_page(lane, config, force)[0] > 0:
                 # The pass loads the lane once per step and page; its first read of
                 # the lane is paced here, and the loads find it in the page cache.
                 report.bytes_read_ahead = prefetch_lane(lane, rate)
             _drop_deleted_pages(lane, config, report)
             report.orphans_removed, report.orphans_left = remove_orphans(lane, config)
+            # after the drops, whose commit may reclaim files: what is left to page
+            budget, report.reason = bytes_to_page(lane, config, force)
             if budget > 0:
                 _page(lane, node, log_uri, config, budget, report, rate)
             report.bytes_paced = rate.taken

@@ -73,8 +73,24 @@ def _maintainer(kind: str, lane: str, node: str, log_uri: str, options: dict) ->
                              env={**os.environ, "PYTHONPATH": path})
     if child.stdout.readline().strip() != "ready":
         child.kill()
+        child.wait()
         raise RuntimeError(f"the {kind} process of the latency benchmark did not start")
     return child
+
+
+def _stop(child: subprocess.Popen, kind: str) -> dict:
+    """Ends a maintenance loop (its stdin closes); what it printed it ran."""
+    try:
+        out, _ = child.communicate("", timeout=600)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait()
+        raise RuntimeError(f"the {kind} process of the latency benchmark did not stop in 600 s")
+    lines = out.strip().splitlines()
+    if child.returncode != 0 or not lines:
+        raise RuntimeError(f"the {kind} process of the latency benchmark failed "
+                           f"(exit {child.returncode}); see its stderr above")
+    return json.loads(lines[-1])
 
 
 def _commits(lane: str, first_id: int, count: int) -> list[float]:
@@ -135,8 +151,7 @@ def section_writer_latency(bench) -> list:
                 latencies = _commits(lane, first_id, sizes["latency_commits"])
             finally:
                 if child is not None:
-                    out, _ = child.communicate("", timeout=600)
-                    ran = json.loads(out.strip().splitlines()[-1])
+                    ran = _stop(child, maintenance)
                     done[kind] += ran["done"]
             phases[kind] += latencies
             shutil.rmtree(folder)

@@ -53,8 +53,15 @@ final class LaneLoader {
         LaneFiles listing = LaneFiles.list(lane);
         List<LoadedFile> files = open(listing.paths(), report);
         Set<Long> free = FreeByHeader.ids(files);
+        Map<Long, Long> endsNamed = new HashMap<>();       // file id -> its end, as its successor names it
         for (LoadedFile file : files) {
-            file.scan = free.contains(file.fileId()) ? ScanResult.empty() : scan(file, verifyCrc, report);
+            if (file.header.prevFileId() != 0) {
+                endsNamed.put(file.header.prevFileId(), file.header.prevEnd());
+            }
+        }
+        for (LoadedFile file : files) {
+            file.scan = free.contains(file.fileId()) ? ScanResult.empty()
+                    : scan(file, verifyCrc, endsNamed.get(file.fileId()), report);
         }
         List<DataEnd.Damage> damaged = DataEnd.classify(files, report);
         if (!damaged.isEmpty() && !recover) {
@@ -101,10 +108,15 @@ final class LaneLoader {
 
     /**
      * The file's records: as a scan of it this JVM kept when the file has not
-     * changed since (SealedScans), else scanned now, and kept when the scan
-     * checked every CRC and found the file clean.
+     * changed since (SealedScans), else scanned now. A scan that checked every
+     * CRC is kept when it saw the whole of a file no write can still reach:
+     * one written whole by compaction, its data ending at its sealed end, or
+     * one its successor's header names as the file sealed before it, its data
+     * ending where that header says ({@code namedEnd}; the writer synced it
+     * before writing that header, which this load read before this scan).
      */
-    private static ScanResult scan(LoadedFile file, boolean verifyCrc, LoadReport report) throws IOException {
+    private static ScanResult scan(LoadedFile file, boolean verifyCrc, Long namedEnd, LoadReport report)
+            throws IOException {
         SealedScans.Identity identity = file.sizeDamage == null
                 ? SealedScans.identity(file.path, file.fileId()) : null;
         ScanResult kept = SealedScans.get(identity);
@@ -114,7 +126,10 @@ final class LaneLoader {
         }
         ScanResult scan = RecordScan.scan(file.bytes(), Layout.FILE_HEADER_SIZE,
                 Layout.fileId32(file.fileId()), verifyCrc);
-        if (verifyCrc) {
+        long sealedEnd = file.header.sealedEnd();
+        boolean whole = sealedEnd != 0 ? scan.cleanEnd() == sealedEnd && scan.n() == scan.nClean()
+                : namedEnd != null && scan.cleanEnd() == namedEnd;
+        if (verifyCrc && whole) {
             SealedScans.keep(identity, scan);
         }
         return scan;

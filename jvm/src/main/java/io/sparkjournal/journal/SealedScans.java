@@ -3,6 +3,7 @@ package io.sparkjournal.journal;
 import io.sparkjournal.format.ScanResult;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.util.Iterator;
@@ -17,19 +18,22 @@ import java.util.concurrent.TimeUnit;
  * loading a lane otherwise reads every byte of it and checks every record's
  * CRC, whatever part of it the read wants.
  *
- * <p>A scan is kept only when it checked every CRC and found the file clean
- * (no damage, its size its header's), and only for a file last modified at
- * least {@link #SETTLED_NANOS} before the scan looked at it. It is reused
- * for a file with the same path, inode, file id, size, modification and
- * change times. Every write to a data file moves its modification and
- * change times (the writer's appends, a header rewritten for reuse from the
- * pool, zero-filling), and so does tampering, which cannot set the change
- * time back; a file replaced at the same path has another inode. A file
- * settled before its scan began and unchanged since holds the bytes that
- * scan read: a write during the scan would have moved its times, and the
- * kept scan would never match again. The settling margin covers file
- * systems whose times are coarse: with times in whole seconds a write in the
- * same second as the look would not move them.
+ * <p>A scan is kept only when it checked every CRC, its file's size is its
+ * header's, and it saw the whole of a file no write can still reach
+ * (LaneLoader decides: written whole by compaction, or sealed by the writer
+ * before the header of its successor, which the load read before the scan,
+ * was written; a write started earlier and not yet landed cannot be missed),
+ * and only for a file last modified at least {@link #SETTLED_NANOS} before
+ * the scan looked at it. It is reused for a file with the same path, inode,
+ * file id, size, modification and change times. Every later write to a data
+ * file moves its modification and change times (a header rewritten for reuse
+ * from the pool, which also gives it another file id; zero-filling), and so
+ * does tampering, which cannot set the change time back; a file replaced at
+ * the same path has another inode. The settling margin covers file systems
+ * whose times are coarse: with times in whole seconds a write in the same
+ * second as the look would not move them. Times come from the clock of the
+ * host that wrote the file; a clock stepped back by more than the margin
+ * could let a write in that window go unseen.
  *
  * <p>What is given up: a sealed file's bytes that rot on the disk after this
  * JVM checked them, their times unchanged, are not checked again by this JVM
@@ -64,6 +68,8 @@ final class SealedScans {
             stat = Files.readAttributes(path, "unix:ino,size,lastModifiedTime,ctime");
         } catch (UnsupportedOperationException | IllegalArgumentException noUnixView) {
             return null;                        // no inode or change time here: nothing is kept
+        } catch (NoSuchFileException gone) {
+            return null;                        // removed since it was mapped: scan the mapping
         }
         long modified = nanos(stat.get("lastModifiedTime"));
         long changed = nanos(stat.get("ctime"));
@@ -79,18 +85,23 @@ final class SealedScans {
         return identity == null ? null : SCANS.get(identity);
     }
 
-    /** Keeps a clean scan that checked every record's CRC. */
+    /** Keeps a scan of a whole, sealed file that checked every CRC (see the class). */
     static synchronized void keep(Identity identity, ScanResult scan) {
-        if (identity == null || scan.damaged() || SCANS.containsKey(identity)) {
+        if (identity == null || SCANS.containsKey(identity)) {
             return;
         }
         SCANS.put(identity, scan);
-        records += scan.n();
+        records += weight(scan);
         Iterator<ScanResult> oldest = SCANS.values().iterator();
         while (records > MAX_RECORDS && oldest.hasNext()) {
-            records -= oldest.next().n();
+            records -= weight(oldest.next());
             oldest.remove();
         }
+    }
+
+    /** What a kept scan counts against MAX_RECORDS: its records, and at least one. */
+    private static long weight(ScanResult scan) {
+        return Math.max(1, scan.n());
     }
 
     private static long nanos(Object time) {
