@@ -15,13 +15,13 @@ import pyarrow as pa
 
 from sparkjournal import Journal, read_table
 from sparkjournal.config import load_config
-from sparkjournal.events import event_records
 from sparkjournal.events.commit_log import CommitLog, default_log_uri
 from sparkjournal.events.node import node_id
 from sparkjournal.events.page_records import PAGES, live_page_records
 from sparkjournal.events.requests import submit
 from sparkjournal.maintenance.lane_requests import apply_now
 from sparkjournal.maintenance.paging import page_lane
+from sparkjournal.tools.bench.lanes import land_batch
 
 SMALL = {"fileSize": "64k", "bufferSize": "16k", "pageSizeBytes": "20k"}
 ROWS_PER_RECORD = 100
@@ -37,12 +37,7 @@ def make_root(path: str, batches: int = 4, rows: int = 500) -> tuple[str, str, s
             start = batch * rows
             table = pa.table({"id": pa.array(range(start, start + rows), pa.int64()),
                               "payload": [f"p{i % 7}" * 20 for i in range(start, start + rows)]})
-            if batch == 0:
-                log.write_schema(table.schema)
-            journal.append_batch([event_records.tag(b, "q", batch)
-                                  for b in table.to_batches(max_chunksize=ROWS_PER_RECORD)],
-                                 user_type=event_records.EVENTS, sync=True)
-            log.record("q", batch, [])
+            land_batch(journal, log, "q", batch, table, ROWS_PER_RECORD, sync=True)
     return lane, node, log_uri
 
 

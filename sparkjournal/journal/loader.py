@@ -119,11 +119,7 @@ def scan_lane(directory: str, report: LoadReport, *, verify_crc: bool = True,
     (a maintenance pass's) the files scanned are first read into the page
     cache at that rate (io/paced_read.py); free files are never read."""
     files, pending_swap = _open_files(directory, writable, report)
-    free = free_ids(f.header for f in files)
-    for file in files:
-        if file.file_id in free:
-            file.scan = empty_scan()
-    scanned = [f for f in files if f.file_id not in free]
+    scanned = _to_scan(files)
     prefetch([f.path for f in scanned], read_rate)
     if defer_crc:
         scan_deferring(scanned)
@@ -141,23 +137,28 @@ def scan_lane(directory: str, report: LoadReport, *, verify_crc: bool = True,
 
 
 def prefetch_lane(directory: str, rate: IoRate) -> int:
-    """Reads the lane's data files into the page cache at ``rate``, free files
-    left out, for a maintenance pass that loads the lane more than once
+    """Reads the files a load of the lane scans into the page cache at
+    ``rate``, for a maintenance pass that loads the lane more than once
     (paging: once per page) and pays for its reads once, at its start; the
-    bytes asked for (0 uncapped). A file whose header cannot be read is left
-    to the load that follows, which judges it."""
+    bytes asked for (0 uncapped). Opening the files judges them as a load
+    does."""
     if not rate.capped:
         return 0
-    headers = []
-    for path in lane_view(directory)[0]:
-        try:
-            headers.append((read_header(path), path))
-        except WrongSize as bad:
-            headers.append((bad.header, path))          # it may hold records: the load reads it
-        except (FileNotFoundError, BadHeader):
-            continue
-    free = free_ids(header for header, _path in headers)
-    return prefetch([path for header, path in headers if header.file_id not in free], rate)
+    files, _pending_swap = _open_files(directory, False, LoadReport())
+    try:
+        return prefetch([f.path for f in _to_scan(files)], rate)
+    finally:
+        for file in files:
+            file.mapped.close()
+
+
+def _to_scan(files: list) -> list:
+    """The opened files a load scans; the free ones (by header) get an empty scan."""
+    free = free_ids(f.header for f in files)
+    for file in files:
+        if file.file_id in free:
+            file.scan = empty_scan()
+    return [f for f in files if f.file_id not in free]
 
 
 def _open_files(directory: str, writable: bool, report: LoadReport) -> tuple[list, ControlFile | None]:

@@ -3,7 +3,8 @@
 ``half_dead_lane``: plain records, every other one deleted (something to
 compact). ``events_root``: a node root as the sink leaves it - a commit log
 holding the events' schema and a decision per batch, and in ``lane-000``
-committed records of tagged Arrow events - so the real paging code pages it.
+committed records of tagged Arrow events (``land_batch``) - so the real
+paging code pages it.
 ``evict``: a lane's files out of the page cache, as the sink leaves them
 (its data files are written with O_DIRECT, never through the cache).
 """
@@ -50,14 +51,24 @@ def events_root(root: str, nbytes: int, **options) -> tuple[str, str, str, int]:
             first = batch * rows
             events = pa.table({"id": pa.array(range(first, first + rows), pa.int64()),
                                "payload": pa.array([b"p" * EVENT_PAYLOAD] * rows, pa.binary())})
-            if batch == 0:
-                log.write_schema(events.schema)
-            journal.append_batch([event_records.tag(b, "bench", batch) for b in events.to_batches()],
-                                 user_type=event_records.EVENTS, sync=False)
-            log.record("bench", batch, [])
+            land_batch(journal, log, "bench", batch, events)
         journal.flush()
         last = journal.max_record_id
     return lane, node, log_uri, last
+
+
+def land_batch(journal: Journal, log: CommitLog, query: str, batch: int, events: pa.Table,
+               rows_per_record: int | None = None, sync: bool = False) -> None:
+    """Lands ``events`` as batch ``batch`` of ``query`` as the sink leaves a
+    decided batch: the commit log holds the events' schema (from batch 0 on),
+    the lane one committed record of tagged events per ``rows_per_record``
+    rows (None: per batch of the table), and the log the batch's decision."""
+    if batch == 0:
+        log.write_schema(events.schema)
+    journal.append_batch([event_records.tag(b, query, batch)
+                          for b in events.to_batches(max_chunksize=rows_per_record)],
+                         user_type=event_records.EVENTS, sync=sync)
+    log.record(query, batch, [])
 
 
 def data_files(lane: str) -> list[str]:
