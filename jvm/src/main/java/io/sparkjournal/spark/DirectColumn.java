@@ -33,7 +33,10 @@ import org.apache.spark.unsafe.types.UTF8String;
  * checked once, when the column is made ({@link #of}: every buffer holds its
  * rows, every string's offsets rise and stay inside the data), so a tampered
  * body whose CRC still matches fails the read there instead of reading
- * outside the mapping, and each value is then one load.
+ * outside the mapping, and each value is then one load. A short string
+ * column's rows are handed out as the read's {@link StringDictionary} strings
+ * when it gains (one shared on-heap copy per distinct value), else straight
+ * from memory.
  *
  * The memory belongs to the reader's snapshot: the column is valid while the
  * batch Spark is reading is, and nothing in it can be moved or freed by Spark
@@ -47,10 +50,16 @@ final class DirectColumn extends ColumnVector {
     private final long validity;            // address of the validity bits (unused when nulls == 0)
     private final long data;
     private final long offsets;             // strings and binaries: address of rows + 1 int offsets
+    private final int rows;
+    private StringDictionary dictionary;    // strings: the read's, until the rows are looked up in it
+    private UTF8String[] shared;            // the rows as the dictionary's strings, when it gains
 
-    private DirectColumn(FieldVector vector, DataType type, int nulls, long offsets) {
+    private DirectColumn(FieldVector vector, DataType type, int nulls, long offsets,
+                         StringDictionary dictionary) {
         super(type);
         this.nulls = nulls;
+        this.rows = vector.getValueCount();
+        this.dictionary = vector instanceof VarCharVector ? dictionary : null;
         this.validity = vector.getValidityBuffer().memoryAddress();
         this.data = vector.getDataBuffer().memoryAddress();
         this.offsets = offsets;
@@ -59,9 +68,11 @@ final class DirectColumn extends ColumnVector {
     /**
      * The vector as a column of Spark type {@code type} read straight from
      * memory; through Arrow for the other types, or where the record stored
-     * the column as another type than {@code type}.
+     * the column as another type than {@code type}. A string column's rows
+     * are looked up in {@code dictionary} (the read's for this column, or
+     * null) when Spark first asks for one.
      */
-    static ColumnVector of(FieldVector vector, DataType type) {
+    static ColumnVector of(FieldVector vector, DataType type, StringDictionary dictionary) {
         Kind kind = kindOf(vector);
         if (kind == null || !ArrowUtils.fromArrowField(vector.getField()).equals(type)) {
             return new BorrowedColumn(new ArrowColumnVector(vector));
@@ -75,11 +86,11 @@ final class DirectColumn extends ColumnVector {
             ArrowBuf offsetBuffer = vector.getOffsetBuffer();
             holds(vector, offsetBuffer, 4L * (rows + 1), "offsets");
             checkOffsets(vector, offsetBuffer.memoryAddress(), rows, vector.getDataBuffer().capacity());
-            return new DirectColumn(vector, type, nulls, offsetBuffer.memoryAddress());
+            return new DirectColumn(vector, type, nulls, offsetBuffer.memoryAddress(), dictionary);
         }
         long width = kind == Kind.BOOLEAN ? -1 : ((BaseFixedWidthVector) vector).getTypeWidth();
         holds(vector, vector.getDataBuffer(), width < 0 ? (rows + 7L) / 8 : width * rows, "values");
-        return new DirectColumn(vector, type, nulls, 0);
+        return new DirectColumn(vector, type, nulls, 0, null);
     }
 
     private static Kind kindOf(FieldVector vector) {
@@ -189,6 +200,13 @@ final class DirectColumn extends ColumnVector {
 
     @Override
     public UTF8String getUTF8String(int rowId) {
+        if (dictionary != null) {
+            shared = dictionary.rowsOf(this, data, offsets, rows);
+            dictionary = null;
+        }
+        if (shared != null) {
+            return shared[rowId];
+        }
         if (isNullAt(rowId)) {
             return null;
         }

@@ -3,6 +3,7 @@ package io.sparkjournal.spark;
 import java.util.List;
 
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.metric.CustomMetric;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
@@ -47,6 +48,11 @@ final class JournalScan implements Scan, Batch {
     public String description() {
         return "sparkjournal " + options.path() + " [" + columns.simpleString() + "]"
                 + (filters.isEmpty() ? "" : " pruning on " + filters.size() + " filter(s)");
+    }
+
+    @Override
+    public CustomMetric[] supportedCustomMetrics() {
+        return new CustomMetric[] {new SharedStringsMetric()};
     }
 
     @Override

@@ -9,6 +9,7 @@ import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
@@ -124,6 +125,11 @@ final class LaneBatchReader implements PartitionReader<ColumnarBatch> {
                         lane, partition.firstId(), partition.endId());
             }
         }
+    }
+
+    @Override
+    public CustomTaskMetric[] currentMetricsValues() {
+        return new CustomTaskMetric[] {SharedStringsMetric.of(columns.sharedStringValues())};
     }
 
     @Override

@@ -12,6 +12,7 @@ import org.apache.spark.sql.execution.vectorized.ConstantColumnVector;
 import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
@@ -27,16 +28,33 @@ import io.sparkjournal.events.Deletions;
  * {@code _lane}, {@code _record_id} are one constant per record; {@code _row}
  * is each row's original position in its record (the hidden {@code __sj_row}
  * column compaction keeps, else its index). Deleted rows are dropped by
- * copying the survivors, the one case that copies.
+ * copying the survivors, the one case that copies. A string column's
+ * records share one {@link StringDictionary} for the read.
  */
 final class RecordColumns {
 
     static final String ROW_COLUMN = Deletions.ROW_COLUMN;
 
     private final StructType output;
+    private final StringDictionary[] dictionaries;  // per output string column, shared by its records
 
     RecordColumns(StructType output) {
         this.output = output;
+        this.dictionaries = new StringDictionary[output.fields().length];
+        for (int i = 0; i < dictionaries.length; i++) {
+            if (output.fields()[i].dataType() instanceof StringType) {
+                dictionaries[i] = new StringDictionary();
+            }
+        }
+    }
+
+    /** String values handed out as shared copies so far, over every column (SharedStringsMetric). */
+    long sharedStringValues() {
+        long shared = 0;
+        for (StringDictionary dictionary : dictionaries) {
+            shared += dictionary == null ? 0 : dictionary.valuesShared();
+        }
+        return shared;
     }
 
     /** A batch handed to Spark and the Arrow vectors under it, freed together. */
@@ -79,14 +97,15 @@ final class RecordColumns {
             }
         }
         List<ColumnVector> columns = new ArrayList<>();
-        for (StructField field : output.fields()) {
-            columns.add(column(field, kept, facts, rows, original, positions));
+        StructField[] fields = output.fields();
+        for (int i = 0; i < fields.length; i++) {
+            columns.add(column(fields[i], kept, facts, rows, original, positions, dictionaries[i]));
         }
         return new Loaded(new ColumnarBatch(columns.toArray(new ColumnVector[0]), rows), kept);
     }
 
     private static ColumnVector column(StructField field, VectorSchemaRoot root, RecordFacts facts, int rows,
-                                       BaseIntVector original, int[] positions) {
+                                       BaseIntVector original, int[] positions, StringDictionary dictionary) {
         String name = field.name();
         DataType type = field.dataType();
         switch (name) {
@@ -114,7 +133,7 @@ final class RecordColumns {
                     nulls.setNull();
                     return nulls;
                 }
-                return DirectColumn.of(root.getVector(name), type);
+                return DirectColumn.of(root.getVector(name), type, dictionary);
         }
     }
 
