@@ -27,6 +27,7 @@ from pyspark.sql.datasource import (DataSource, DataSourceArrowWriter,
 
 from ..errors import SparkJournalError
 from .committer import BatchCommitter, BatchMetrics, default_log_uri
+from . import worker_heap
 from .lane_writer import WritePlan, write_task
 from .task_message import TaskMessage
 from .read_options import ReadOptions, parse_read_options
@@ -67,6 +68,7 @@ class _Writer:
 
     def write(self, iterator):
         message = write_task(iterator, self.plan)
+        worker_heap.after_task()
         return JournalCommitMessage(message.to_json() if message is not None else None)
 
     def _committer(self) -> BatchCommitter:

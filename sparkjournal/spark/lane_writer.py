@@ -40,6 +40,7 @@ from ..journal.journal import Journal
 from ..journal.pipelined_append import PipelinedAppend
 from ..maintenance.full_policy import DROP, admit
 from ..maintenance.lane_requests import carry_out_all
+from . import worker_heap
 from .lane_cache import drop_writer, using
 from ..events import event_records
 from ..events.resolve import commit_log, resolve_lane
@@ -206,6 +207,7 @@ def arrow_task(plan: WritePlan):
     message (zero or one row of MESSAGE_SCHEMA) out."""
     def run(batches):
         message = write_task(batches, plan)
+        worker_heap.after_task()
         if message is not None:
             yield pa.RecordBatch.from_pylist([message.to_json()], schema=MESSAGE_SCHEMA)
     return run

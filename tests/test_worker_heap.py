@@ -1,0 +1,84 @@
+"""A sink task keeps the Python worker's cycle collection off the next task's
+path (sparkjournal/spark/worker_heap.py): after the worker's first sink task
+its objects are frozen out of the collector's walks, and every FULL_EVERY-th
+task unfreezes and collects everything, so cyclic garbage is never kept
+longer than that. Each scenario runs in a fresh interpreter (freezing is
+process-wide), as a reused PySpark worker is one."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+SETUP = """
+import gc, weakref
+from sparkjournal.spark import worker_heap
+
+class Node:
+    pass
+
+def cycle():
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    return weakref.ref(a)
+"""
+
+
+def _run(body: str) -> str:
+    done = subprocess.run([sys.executable, "-c", SETUP + textwrap.dedent(body)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_first_sink_task_freezes_what_the_worker_holds():
+    out = _run("""
+        held = [Node() for _ in range(1000)]
+        before = gc.get_freeze_count()
+        worker_heap.after_task()
+        print(before, gc.get_freeze_count() >= 1000)
+    """)
+    assert out == "0 True"
+
+
+def test_collection_after_a_task_walks_only_what_was_made_since():
+    out = _run("""
+        worker_heap.after_task()
+        frozen = gc.get_freeze_count()
+        new = [Node() for _ in range(10)]
+        gc.collect()                             # what the worker runs after each task
+        print(gc.get_freeze_count() == frozen, len(gc.get_objects()) < 1000)
+    """)
+    assert out == "True True"
+
+
+def test_cyclic_garbage_frozen_by_a_task_is_freed_by_the_next_full_collection():
+    out = _run("""
+        gc.disable()                             # only the worker's own collections run
+        holder = [None]
+        ref = cycle()
+        holder[0] = ref()                        # the cycle is alive when the first task freezes
+        worker_heap.after_task()
+        holder[0] = None                         # now garbage, but frozen
+        gc.collect()                             # the collection the worker runs after each task
+        kept_after_task = ref() is not None
+        for _ in range(worker_heap.FULL_EVERY - 1):
+            worker_heap.after_task()
+            gc.collect()
+        kept_until_due = ref() is not None
+        worker_heap.after_task()                 # the FULL_EVERY-th task after the first
+        print(kept_after_task, kept_until_due, ref() is None)
+    """)
+    assert out == "True True True"
+
+
+def test_a_full_collection_comes_every_full_every_tasks():
+    out = _run("""
+        collections = []
+        gc.callbacks.append(lambda phase, info: phase == "stop" and collections.append(info["generation"]))
+        gc.disable()
+        for _ in range(2 * worker_heap.FULL_EVERY + 1):
+            worker_heap.after_task()
+        print(collections)
+    """)
+    assert out == "[2, 2, 2]"
