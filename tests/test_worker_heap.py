@@ -3,9 +3,11 @@ path (sparkjournal/spark/worker_heap.py): after the worker's first sink task
 its objects are frozen out of the collector's walks, and every FULL_EVERY-th
 task unfreezes and collects everything, so cyclic garbage is never kept
 longer than that. Each scenario runs in a fresh interpreter (freezing is
-process-wide), as a reused PySpark worker is one."""
+process-wide), as a reused PySpark worker is one; a worker Spark does not
+reuse is left alone."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -24,9 +26,12 @@ def cycle():
 """
 
 
-def _run(body: str) -> str:
+def _run(body: str, reused: bool = True) -> str:
+    env = {k: v for k, v in os.environ.items() if k != "SPARK_REUSE_WORKER"}
+    if reused:
+        env["SPARK_REUSE_WORKER"] = "1"                 # as Spark starts a reused worker's daemon
     done = subprocess.run([sys.executable, "-c", SETUP + textwrap.dedent(body)],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 
@@ -82,3 +87,12 @@ def test_a_full_collection_comes_every_full_every_tasks():
         print(collections)
     """)
     assert out == "[2, 2, 2]"
+
+
+def test_a_worker_spark_does_not_reuse_is_left_alone():
+    out = _run("""
+        held = [Node() for _ in range(1000)]
+        worker_heap.after_task()
+        print(gc.get_freeze_count())
+    """, reused=False)
+    assert out == "0"

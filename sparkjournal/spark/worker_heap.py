@@ -17,18 +17,26 @@ object's memory still goes when its last reference does; only cyclic
 garbage among frozen objects waits for the next full collection, at most
 ``FULL_EVERY`` sink tasks away. A worker that dies simply takes its heap with
 it.
+
+A worker Spark does not reuse (``spark.python.worker.reuse=false``: no
+``SPARK_REUSE_WORKER`` in its environment, as pyspark/daemon.py reads it)
+exits after its task without a collection: nothing is done there.
 """
 from __future__ import annotations
 
 import gc
+import os
 
 FULL_EVERY = 64
+REUSE_ENV = "SPARK_REUSE_WORKER"
 _sink_tasks = 0
 
 
 def after_task() -> None:
     """A sink task in this worker is done with its batches (module doc)."""
     global _sink_tasks
+    if not os.environ.get(REUSE_ENV):
+        return
     if _sink_tasks % FULL_EVERY == 0:
         gc.unfreeze()
         gc.collect()
