@@ -126,10 +126,10 @@ def run(args) -> int:
     results = []
     try:
         for rows, batches in sizes.items():
-            rates = {c: [] for c in contenders(rows)}
-            batch_ms = {c: [] for c in contenders(rows)}
-            sinks = {"journal": [], "journal_driver": []}
             names = list(contenders(rows))
+            rates = {c: [] for c in names}
+            batch_ms = {c: [] for c in names}
+            sinks = {"journal": [], "journal_driver": []}
             for run_no in range(REPEATS):
                 shift = run_no % len(names)         # each round starts one contender further on
                 for contender in names[shift:] + names[:shift]:

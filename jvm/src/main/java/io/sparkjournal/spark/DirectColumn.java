@@ -59,7 +59,7 @@ final class DirectColumn extends ColumnVector {
         super(type);
         this.nulls = nulls;
         this.rows = vector.getValueCount();
-        this.dictionary = vector instanceof VarCharVector ? dictionary : null;
+        this.dictionary = dictionary;
         this.validity = vector.getValidityBuffer().memoryAddress();
         this.data = vector.getDataBuffer().memoryAddress();
         this.offsets = offsets;

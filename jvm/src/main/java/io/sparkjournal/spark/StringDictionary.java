@@ -1,6 +1,7 @@
 package io.sparkjournal.spark;
 
 import org.apache.spark.unsafe.Platform;
+import org.apache.spark.unsafe.array.ByteArrayMethods;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
@@ -151,22 +152,7 @@ final class StringDictionary {
     }
 
     private static boolean sameBytes(UTF8String entry, long address, int length) {
-        if (entry.numBytes() != length) {
-            return false;
-        }
-        byte[] stored = (byte[]) entry.getBaseObject();
-        int at = 0;
-        for (; at + 8 <= length; at += 8) {
-            if (Platform.getLong(stored, Platform.BYTE_ARRAY_OFFSET + at)
-                    != Platform.getLong(null, address + at)) {
-                return false;
-            }
-        }
-        for (; at < length; at++) {
-            if (stored[at] != Platform.getByte(null, address + at)) {
-                return false;
-            }
-        }
-        return true;
+        return entry.numBytes() == length
+                && ByteArrayMethods.arrayEquals(entry.getBaseObject(), entry.getBaseOffset(), null, address, length);
     }
 }
