@@ -4,7 +4,9 @@ its objects are frozen out of the collector's walks, and every FULL_EVERY-th
 task unfreezes and collects everything, so cyclic garbage is never kept
 longer than that. Each scenario runs in a fresh interpreter (freezing is
 process-wide), as a reused PySpark worker is one; a worker Spark does not
-reuse is left alone."""
+reuse is left alone. Before its batches, a sink task sets glibc's malloc
+thresholds so that the batches it receives reuse the heap's freed pages
+instead of faulting in fresh ones."""
 from __future__ import annotations
 
 import os
@@ -96,3 +98,41 @@ def test_a_worker_spark_does_not_reuse_is_left_alone():
         print(gc.get_freeze_count())
     """, reused=False)
     assert out == "0"
+
+
+# A sink task's use of the heap: PySpark reads each Arrow batch into a fresh bytes
+# of a few MB; the task holds a dozen of them (its chunk, the appender's queue) and
+# frees them oldest first; at its end it frees them all.
+TASKS_OF_BATCHES = """
+import collections, resource
+def tasks(count):
+    for _ in range(count):
+        held = collections.deque()
+        for i in range(50):
+            held.append(bytes(2_500_000 + (i % 7) * 1000))
+            if len(held) > 12:
+                held.popleft()
+tasks(2)                                         # the worker's first tasks
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+tasks(10)
+faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+print(round(faults / (10 * 50 * 2.5)))           # page faults per MB received
+"""
+
+
+def _glibc() -> bool:
+    import platform
+    return platform.libc_ver()[0] == "glibc"
+
+
+def test_received_batches_reuse_the_heap_instead_of_faulting_fresh_pages():
+    if not _glibc():
+        import pytest
+        pytest.skip("malloc's thresholds are glibc's")
+    with_thresholds = _run("print(worker_heap.before_task())\n" + TASKS_OF_BATCHES)
+    adaptive = _run(TASKS_OF_BATCHES)
+    set_ok, faults = with_thresholds.split("\n")
+    # 256 pages make a MB: glibc's adaptive trimming faults in a good part of them again
+    assert (set_ok, int(faults)) == ("True", 0), with_thresholds
+    assert int(adaptive) >= 10, f"glibc's adaptive thresholds faulted {adaptive} pages per MB"
+

@@ -67,6 +67,7 @@ class _Writer:
         committer.check_schema(spark_to_arrow(schema), f"a write into {self.path}")
 
     def write(self, iterator):
+        worker_heap.before_task()
         message = write_task(iterator, self.plan)
         worker_heap.after_task()
         return JournalCommitMessage(message.to_json() if message is not None else None)

@@ -206,6 +206,7 @@ def arrow_task(plan: WritePlan):
     """The function for ``mapInArrow``: one task's batches in, its commit
     message (zero or one row of MESSAGE_SCHEMA) out."""
     def run(batches):
+        worker_heap.before_task()
         message = write_task(batches, plan)
         worker_heap.after_task()
         if message is not None:
