@@ -22,7 +22,8 @@ from cffi import FFI
 NATIVE_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(NATIVE_DIR)
 CORE = ("sparkjournal._sjnative", "", "sj_native.h",
-        ["sj_crc32c.c", "sj_codec.c", "sj_aio.c", "sj_aio_alone.c", "sj_gate.c", "sj_compact.c"])
+        ["sj_crc32c.c", "sj_codec.c", "sj_aio.c", "sj_aio_alone.c", "sj_gate.c", "sj_compact.c",
+         "sj_bounds.c"])
 FLOORS = ("sparkjournal.tools.bench._sjfloors", "floors", "sj_floors.h",
           ["sj_rawloop.c", "sj_group_floor.c"])
 

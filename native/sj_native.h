@@ -141,6 +141,16 @@ int64_t sj_compact_plan(size_t n_files, const uint64_t *file_starts, const uint8
                         const uint64_t *record_ids, const uint64_t *tx_ids,
                         const uint32_t *counts, uint8_t *out_types, uint64_t *maxima,
                         uint64_t *bad);
+
+/* Events' statistics (sj_bounds.c): the indexes, relative to first, of the
+ * smallest and largest non-null value among elements first .. first + n - 1
+ * of an Arrow string column (offsets of offset_width 4 or 8 bytes, data,
+ * validity bitmap or NULL: every value valid). Bytes compare unsigned, then
+ * the shorter first. Returns 0; -1 when no value is non-null; -2 for another
+ * offset width. */
+int64_t sj_string_bounds(const char *offsets, int offset_width, const char *data,
+                         const uint8_t *validity, size_t first, size_t n,
+                         int64_t *min_at, int64_t *max_at);
 /* SJ-CDEF-END */
 
 /* Between the core's files only (sj_aio_alone.c fails its ring), not for Python:

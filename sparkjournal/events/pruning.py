@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .read_columns import RECORD_METADATA
+from .string_bounds import string_bounds
 
 META_STATS = b"sparkjournal.stats"
 SHORT_STRING = 32            # strings of at most this mean length get min/max
@@ -46,8 +47,11 @@ def column_stats(batch: pa.RecordBatch) -> bytes:
             continue
         if pa.types.is_timestamp(kind) or pa.types.is_date(kind):
             column = column.view(pa.int64() if column.type.bit_width == 64 else pa.int32())
-        bounds = pc.min_max(column)
-        low, high = bounds["min"].as_py(), bounds["max"].as_py()
+        if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+            low, high = string_bounds(column)
+        else:
+            bounds = pc.min_max(column)
+            low, high = bounds["min"].as_py(), bounds["max"].as_py()
         if low is None or (isinstance(low, float) and not (math.isfinite(low) and math.isfinite(high))):
             continue
         stats[field.name] = [low, high]
