@@ -39,7 +39,8 @@ def column_stats(batch: pa.RecordBatch) -> bytes:
     stats = {}
     for field, column in zip(batch.schema, batch.columns):
         kind = field.type
-        if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        text = pa.types.is_string(kind) or pa.types.is_large_string(kind)
+        if text:
             if column.nbytes > SHORT_STRING * max(1, len(column)) + 8 * len(column):
                 continue
         elif not (pa.types.is_integer(kind) or pa.types.is_floating(kind)
@@ -47,7 +48,7 @@ def column_stats(batch: pa.RecordBatch) -> bytes:
             continue
         if pa.types.is_timestamp(kind) or pa.types.is_date(kind):
             column = column.view(pa.int64() if column.type.bit_width == 64 else pa.int32())
-        if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        if text:
             low, high = string_bounds(column)
         else:
             bounds = pc.min_max(column)

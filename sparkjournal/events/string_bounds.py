@@ -12,6 +12,8 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..format.batch_args import arrow_columns
+
 try:
     from sparkjournal._sjnative import ffi, lib
 except ImportError:                       # no C core: pyarrow's kernel
@@ -24,14 +26,13 @@ def string_bounds(column: pa.Array, native: bool = True) -> tuple[str | None, st
     if lib is None or not native or len(column) == 0:
         bounds = pc.min_max(column)
         return bounds["min"].as_py(), bounds["max"].as_py()
-    validity, offsets, data = column.buffers()
-    width = 8 if pa.types.is_large_string(column.type) else 4
+    data, offsets, width, first, stop = arrow_columns(column)
+    validity = column.buffers()[0] if column.null_count else None
     at = ffi.new("int64_t[2]")
-    with ffi.from_buffer(offsets) as offsets_view, \
-            ffi.from_buffer(data if data is not None else b"\0") as data_view:
-        bits = ffi.from_buffer(validity) if validity is not None and column.null_count else ffi.NULL
-        found = lib.sj_string_bounds(offsets_view, width, data_view, bits, column.offset,
-                                     len(column), at, at + 1)
+    with ffi.from_buffer(offsets) as offsets_view, ffi.from_buffer(data) as data_view:
+        bits = ffi.from_buffer(validity) if validity is not None else ffi.NULL
+        found = lib.sj_string_bounds(offsets_view, width, data_view, bits, first, stop - first,
+                                     at, at + 1)
     if found == -1:
         return None, None
     if found != 0:

@@ -7,7 +7,7 @@ through PySpark's Python DataSource writers.
     spark.read.format("sparkjournal").schema("key string").load(path)   (user_schema.py)
     spark.readStream.format("sparkjournal").load(path)    (stream_reader.py)
 
-``write()`` runs in executor tasks (lane_writer.write_task: PREPARE before it
+``write()`` runs in executor tasks (lane_writer.executor_task: PREPARE before it
 returns); ``commit()`` runs on the driver with the messages of the winning
 attempts and records the decision (committer.py). A stream batch id already
 decided is not written twice: its tasks find the decision and write nothing,
@@ -27,8 +27,7 @@ from pyspark.sql.datasource import (DataSource, DataSourceArrowWriter,
 
 from ..errors import SparkJournalError
 from .committer import BatchCommitter, BatchMetrics, default_log_uri
-from . import worker_heap
-from .lane_writer import WritePlan, write_task
+from .lane_writer import WritePlan, executor_task
 from .task_message import TaskMessage
 from .read_options import ReadOptions, parse_read_options
 from .reader import METADATA, reader_class
@@ -67,9 +66,7 @@ class _Writer:
         committer.check_schema(spark_to_arrow(schema), f"a write into {self.path}")
 
     def write(self, iterator):
-        worker_heap.before_task()
-        message = write_task(iterator, self.plan)
-        worker_heap.after_task()
+        message = executor_task(iterator, self.plan)
         return JournalCommitMessage(message.to_json() if message is not None else None)
 
     def _committer(self) -> BatchCommitter:

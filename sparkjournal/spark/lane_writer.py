@@ -202,13 +202,21 @@ def _abandon(plan: WritePlan, journal: Journal, tx: int | None, prepared: bool) 
         drop_writer(plan.path, plan.options)
 
 
+def executor_task(batches, plan: WritePlan) -> TaskMessage | None:
+    """``write_task`` in an executor's Python worker, with the worker's heap
+    kept off its path (worker_heap.py). The driver's small batches call
+    ``write_task`` itself: the driver's heap is left alone."""
+    worker_heap.before_task()
+    message = write_task(batches, plan)
+    worker_heap.after_task()
+    return message
+
+
 def arrow_task(plan: WritePlan):
     """The function for ``mapInArrow``: one task's batches in, its commit
     message (zero or one row of MESSAGE_SCHEMA) out."""
     def run(batches):
-        worker_heap.before_task()
-        message = write_task(batches, plan)
-        worker_heap.after_task()
+        message = executor_task(batches, plan)
         if message is not None:
             yield pa.RecordBatch.from_pylist([message.to_json()], schema=MESSAGE_SCHEMA)
     return run

@@ -8,7 +8,8 @@ the collector walks each time: 25-90 ms on this machine's loaded cores, on
 the critical path of the micro-batch after it (the next task waits for the
 worker) and in the CPU the other task needs.
 
-``after_task`` (called by each sink task once it has its commit message)
+``after_task`` (called by each executor sink task, lane_writer.executor_task,
+once it has its commit message)
 moves the worker's surviving objects into the collector's permanent
 generation (``gc.freeze``) on the worker's first sink task and every
 ``FULL_EVERY``-th after it, each time after a full collection of everything
@@ -23,7 +24,7 @@ A worker Spark does not reuse (``spark.python.worker.reuse=false``: no
 ``SPARK_REUSE_WORKER`` in its environment, as pyspark/daemon.py reads it)
 exits after its task without a collection: nothing is done there.
 
-``before_task`` (called by each sink task before it takes its batches) sets
+``before_task`` (called by the same before it takes its batches) sets
 glibc malloc's thresholds once per worker. PySpark reads each Arrow batch
 from the JVM into a fresh ``bytes`` of a few MB, and a sink task holds
 several such batches at once (the chunk it gathers, the chunks queued for
