@@ -3,7 +3,7 @@
 Drivers (with their JVM and Python workers: the whole process group) are
 killed with SIGKILL at random moments of a running stream and restarted from
 the checkpoint; at the end every event of every decided batch is in the journal
-exactly once and nothing else is. Default suite: 5 kills per sink (the foreachBatch
+exactly once and nothing else is. Default suite: 3 kills per sink (the foreachBatch
 sink both with its tasks writing and with the driver writing small batches);
 ``slow``: 50.
 """
@@ -91,7 +91,7 @@ def assert_exactly_once(path, history):
 
 @pytest.mark.parametrize("sink", ["foreachBatch", "format", "smallBatches"])
 def test_driver_killed_at_random_moments_loses_and_duplicates_nothing(tmp_path, sink):
-    path, history = kill_and_restart(tmp_path, sink, kills=5, seed=sink)
+    path, history = kill_and_restart(tmp_path, sink, kills=3, seed=sink)
     assert_exactly_once(path, history)
 
 
