@@ -23,11 +23,13 @@ JVM readers (the connector, jvm/.../journal/FileSetLock.java) cannot take an
 flock: the JDK's file locks are POSIX record locks, which on Linux never meet
 flock. They hold a shared record lock over the whole of ``files.lock``
 instead, so every exclusive taker here also takes an open-file-description
-record lock for writing (F_OFD_SETLK: it meets record locks of other
+record lock for writing (record_lock.py: it meets record locks of other
 processes, and belongs to this descriptor, not to the process, so closing
 another descriptor of the file here drops nothing). It is tried after the
 flock and never waited for while the flock is held: refused, the flock is let
-go and the taker polls on, as it does for Python readers.
+go and the taker polls on, as it does for Python readers. Where the lock file
+could only be opened read-only (a lane folder no one may change) or the kernel
+has no OFD locks, the flock alone keeps takers apart.
 
 flock and OFD locks die with their process: a killed reader, writer or
 compactor never leaves a lane locked. A lane whose folder cannot hold a new lock file (a
@@ -39,10 +41,10 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
-import struct
 import time
 
 from ..io.modes import READ_ONLY, create_file
+from .record_lock import try_write_lock
 
 FILES_LOCK = "files.lock"
 MAINTENANCE_LOCK = "compact.lock"
@@ -92,7 +94,7 @@ def _flock(path: str, mode: int, wait_seconds: float | None, create: bool = True
         try:
             # an exclusive taker polls: it must not sit on the flock waiting for a JVM reader
             fcntl.flock(fd, mode if deadline is None and not exclusive else mode | fcntl.LOCK_NB)
-            if not exclusive or _no_jvm_reader(fd):
+            if not exclusive or try_write_lock(fd):
                 return HeldLock(fd)
             fcntl.flock(fd, fcntl.LOCK_UN)
         except OSError as error:
@@ -103,25 +105,6 @@ def _flock(path: str, mode: int, wait_seconds: float | None, create: bool = True
             os.close(fd)
             return None
         time.sleep(POLL_SECONDS)
-
-
-_WHOLE_FILE_WRITE_LOCK = struct.pack("hhqqi", fcntl.F_WRLCK, os.SEEK_SET, 0, 0, 0)   # struct flock
-
-
-def _no_jvm_reader(fd: int) -> bool:
-    """Takes the OFD write lock on ``fd`` (module doc); False while a JVM
-    reader holds its shared record lock. Where the descriptor is read-only
-    (a lane folder no one may change) or the kernel has no OFD locks, no lock
-    keeps JVM readers out, and the flock alone is what there is."""
-    try:
-        fcntl.fcntl(fd, fcntl.F_OFD_SETLK, _WHOLE_FILE_WRITE_LOCK)
-        return True
-    except OSError as error:
-        if error.errno in (errno.EAGAIN, errno.EACCES):
-            return False
-        if error.errno in (errno.EBADF, errno.EINVAL):
-            return True
-        raise
 
 
 def hold_for_reading(lane: str) -> HeldLock:

@@ -1,7 +1,17 @@
-"""The one-writer rule: an exclusive ``flock`` on ``journal.lock`` in the lane.
+"""The one-writer rule: an exclusive lock on ``journal.lock`` in the lane.
 
-The kernel drops the lock when the holding process dies, however it dies, so a
-lane whose writer was killed is free at once; readers never take it.
+A Python writer holds an ``flock`` on it and, on the same descriptor, an OFD
+write lock over the whole file (record_lock.py); a JVM writer
+(jvm/.../journal/LaneWriterLock.java) holds a POSIX record lock over the whole
+file, which the JDK can take where it cannot take an flock. The flock keeps
+Python writers apart, the record locks keep Python and JVM writers apart. The
+OFD lock is tried after the flock, never waited for: refused, the flock is let
+go and the lane counts as held. Where the kernel or filesystem has no OFD
+locks the flock alone is what there is, and JVM writers are not kept out.
+Whoever holds the lock writes its pid into the file, for error messages.
+
+The kernel drops both locks when the holding process dies, however it dies,
+so a lane whose writer was killed is free at once; readers never take it.
 """
 from __future__ import annotations
 
@@ -12,6 +22,7 @@ import time
 
 from ..errors import JournalLockedError
 from ..io.modes import create_file
+from .record_lock import try_write_lock
 
 LOCK_FILE = "journal.lock"
 
@@ -30,6 +41,16 @@ class LaneLock:
             if error.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
                 return False
             raise
+        try:
+            held = try_write_lock(fd)
+            if not held:                 # a JVM writer holds its record lock
+                fcntl.flock(fd, fcntl.LOCK_UN)
+        except BaseException:
+            os.close(fd)
+            raise
+        if not held:
+            os.close(fd)
+            return False
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self._fd = fd

@@ -5,15 +5,19 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 
 /**
- * Whether a lane has a live writer: the one-writer rule is an exclusive
- * {@code flock} on the lane's {@code journal.lock} (Python's journal/lock.py),
- * dropped by the kernel when the holder dies. The JDK cannot take or test an
- * flock (its FileChannel locks are fcntl locks, which Linux keeps apart), so
- * this reads the kernel's table of held locks, {@code /proc/locks}, for an
- * FLOCK on that file's device and inode. It never takes the lock, so a writer
- * opening the lane meanwhile is never held up.
+ * Whether a lane has a live writer: the one that holds the lane's
+ * {@code journal.lock} (Python's journal/lock.py: an flock and an OFD write
+ * lock; a JVM writer's {@link LaneWriterLock}: a POSIX record lock), all
+ * dropped by the kernel when the holder dies. This reads the kernel's table
+ * of held locks, {@code /proc/locks}, for an FLOCK, POSIX or OFDLCK entry on
+ * that file's device and inode; a blocked waiter ("->") does not count. It
+ * never takes the lock nor opens the file, so a writer opening the lane
+ * meanwhile is never held up, a {@link LaneWriterLock} held in this JVM is
+ * never dropped (closing any descriptor of the file would drop it), and a
+ * Python writer's bare flock (where there are no OFD locks) is seen too.
  *
  * <p>Where the answer cannot be known ({@code /proc/locks} unreadable, the
  * lock file unreadable) the writer counts as alive: the caller then waits for
@@ -23,6 +27,8 @@ public final class WriterProbe {
 
     public static final String LOCK_FILE = "journal.lock";
     private static final Path LOCKS = Path.of("/proc/locks");
+    /** The /proc/locks entries of a writer: Python's flock and OFD lock, the JVM's record lock. */
+    private static final Set<String> HOLDER_KINDS = Set.of("FLOCK", "POSIX", "OFDLCK");
 
     private WriterProbe() {
     }
@@ -50,7 +56,8 @@ public final class WriterProbe {
         for (String line : held) {
             String[] fields = line.trim().split("\\s+");
             // "1: FLOCK  ADVISORY  WRITE 32553 fe:00:2147739 0 EOF"; blocked waiters carry "->"
-            if (fields.length >= 6 && fields[1].equals("FLOCK") && fields[5].equals(wanted)) {
+            if (fields.length >= 6 && HOLDER_KINDS.contains(fields[1])
+                    && fields[5].equals(wanted)) {
                 return true;
             }
         }

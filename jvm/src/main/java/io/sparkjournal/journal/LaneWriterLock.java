@@ -1,0 +1,122 @@
+package io.sparkjournal.journal;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * A JVM writer's hold on a lane's one-writer lock, {@code journal.lock}
+ * (Python: journal/lock.py): while it is held no other writer, Python or JVM,
+ * in this process or another, opens the lane.
+ *
+ * <p>The JDK cannot take an flock: {@link FileChannel#tryLock} takes a POSIX
+ * record lock (fcntl), which on Linux does not meet flock. So the JVM holds an
+ * exclusive record lock over the whole file, and a Python writer holds, beside
+ * its flock, an open-file-description write lock over the whole file
+ * (F_OFD_SETLK), which refuses a record lock of another process and is refused
+ * by one. Whoever holds the lock writes {@code <pid>\n} into the file, which
+ * Python's "lane has a writer already" error names.
+ *
+ * <p>Contract: record locks belong to the process, and closing ANY descriptor
+ * of the file in this JVM drops them all. So this class is the only code in
+ * the JVM that ever opens {@code journal.lock} ({@link WriterProbe} only stats
+ * it), and within this JVM a lane held already is refused from a registry of
+ * the lock files held (keyed by real path), before any channel is opened:
+ * a second {@link #tryAcquire} of a lane, on any thread, returns null until the
+ * first hold is closed.
+ *
+ * <p>Where the kernel or filesystem has no OFD locks a Python writer holds the
+ * flock alone, which this lock does not see: the one-writer rule between
+ * Python and JVM writers then rests on no lock.
+ *
+ * <p>Crash behaviour: the lock dies with the JVM, however it dies; a killed
+ * writer never leaves its lane locked. The pid left in the file is then stale
+ * and is overwritten by the next holder.
+ */
+public final class LaneWriterLock implements AutoCloseable {
+
+    public static final String NAME = WriterProbe.LOCK_FILE;
+
+    private static final Set<Path> HELD = new HashSet<>();
+    private static final Set<StandardOpenOption> OPEN = EnumSet.of(
+            StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    private static final FileAttribute<Set<PosixFilePermission>> FILE_MODE =
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r-----"));
+
+    private final Path key;
+    private final FileChannel channel;
+    private boolean closed;
+
+    private LaneWriterLock(Path key, FileChannel channel) {
+        this.key = key;
+        this.channel = channel;
+    }
+
+    /**
+     * Takes {@code lane}'s writer lock without waiting: the held lock, or null
+     * when another writer (another process, Python or JVM, or another hold in
+     * this JVM) holds it. Creates {@code journal.lock} (mode 0640 less the
+     * umask) when the lane has none.
+     */
+    public static LaneWriterLock tryAcquire(Path lane) throws IOException {
+        Path lock = lane.resolve(NAME);
+        synchronized (HELD) {
+            if (HELD.contains(realPath(lane, lock))) {
+                return null;
+            }
+            FileChannel channel = FileChannel.open(lock, OPEN, FILE_MODE);
+            try {
+                FileLock held = channel.tryLock(0, Long.MAX_VALUE, false);
+                if (held == null) {
+                    channel.close();
+                    return null;
+                }
+                channel.truncate(0);
+                ByteBuffer pid = ByteBuffer.wrap(
+                        (ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII));
+                while (pid.hasRemaining()) {
+                    channel.write(pid, pid.position());
+                }
+                Path key = lock.toRealPath();
+                HELD.add(key);
+                return new LaneWriterLock(key, channel);
+            } catch (IOException | RuntimeException failed) {
+                channel.close();
+                throw failed;
+            }
+        }
+    }
+
+    /** The lock file's real path; where there is none yet, the lane's real path and its name. */
+    private static Path realPath(Path lane, Path lock) throws IOException {
+        try {
+            return lock.toRealPath();
+        } catch (NoSuchFileException absent) {
+            return lane.toRealPath().resolve(NAME);
+        }
+    }
+
+    /** Releases the lock and closes the file; idempotent. */
+    @Override
+    public void close() throws IOException {
+        synchronized (HELD) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            HELD.remove(key);
+            channel.close();                 // releases the record lock
+        }
+    }
+}
