@@ -1,0 +1,166 @@
+package io.sparkjournal.journal;
+
+import io.sparkjournal.format.Layout;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Where a {@link LaneAppender} starts in a lane it has just loaded (Python:
+ * journal.py Journal._prepare_files, minFiles 1, no reclaim):
+ *
+ * <ul>
+ *   <li>the newest file with data (records, or a dropped torn tail) is the
+ *       current file; the files after it in id order are the free pool, taken
+ *       lowest id first; the lane holds no data: the lowest-id file is current
+ *       (a new file is created first when the lane has none);</li>
+ *   <li>appends continue at the next block boundary after the current file's
+ *       end of data. Every byte from that end up to where appends begin, or
+ *       to the end of a dropped torn tail if that lies further, is zeroed when
+ *       any is not zero, and the file is synced: left there, a torn record of
+ *       the file's own id would end the data again before the new records at
+ *       the next load (FORMAT.md, "Before its first append..."). The sync also
+ *       makes durable what a killed writer left in the page cache before
+ *       anything is built on it;</li>
+ *   <li>the writer rolls into a fresh file before its first append when the
+ *       current file may not be appended to: one written whole by compaction
+ *       (a sealed end, as Python), or one whose header promises a smaller sync
+ *       window than this writer keeps (its loader would take a crash's tail
+ *       past that window for damage).</li>
+ * </ul>
+ *
+ * <p>Refused, with nothing changed: a lane with a compaction swap pending
+ * (compact.ctl), and one where the load skipped files (bad header, wrong size
+ * without records), which a writer must move to attic/ first; both are left to
+ * the Python writer. The only change besides the zeroing: leftover
+ * {@code data-*.sjd.tmp} files (a data file never finished) are deleted, as a
+ * Python writer's load deletes them.
+ */
+final class AppendStart {
+
+    /** Where to append: the pool (current file set), the first offset, the current file's
+     *  end of data, whether to roll before the first append, and what the load found. */
+    record Start(LanePool pool, long offset, long dataEnd, boolean rollFirst, ReplayState state,
+                 LoadReport report) {
+    }
+
+    private AppendStart() {
+    }
+
+    static Start prepare(Path lane, AppendConfig config) throws IOException {
+        removeUnfinishedFiles(lane);
+        LaneLoader.Loaded loaded;
+        FileSetLock hold = FileSetLock.holdForReading(lane);     // no swap while it loads
+        try {
+            loaded = LaneLoader.load(lane, true, false);
+        } finally {
+            hold.close();
+        }
+        if (loaded.pendingSwap() != null) {
+            throw new JournalException("lane " + lane + " has a compaction swap pending ("
+                    + ControlFile.NAME + ", generation " + loaded.pendingSwap().generation()
+                    + "): the JVM appender does not finish swaps. Open the lane once with the"
+                    + " Python writer (Journal.open), which finishes it, then open it here again");
+        }
+        if (!loaded.report().warnings().isEmpty()) {
+            throw new JournalException("lane " + lane + " holds data files a writer must move to"
+                    + " attic/ first (" + String.join("; ", loaded.report().warnings()) + "): the"
+                    + " JVM appender moves no files. Open the lane once with the Python writer"
+                    + " (Journal.open), which moves them, then open it here again");
+        }
+        List<LoadedFile> files = loaded.files();
+        int last = -1;
+        long maxId = 0;
+        for (int i = 0; i < files.size(); i++) {
+            if (files.get(i).nData > 0 || files.get(i).tornEnd > 0) {
+                last = i;
+            }
+            maxId = ReplayState.max(maxId, files.get(i).fileId());
+        }
+        List<LanePool.PoolFile> free = new ArrayList<>();
+        for (int i = Math.max(last, 0) + 1; i < files.size(); i++) {
+            free.add(poolFile(files.get(i)));
+        }
+        ReplayState state = loaded.state();
+        LanePool pool = new LanePool(lane, config, free, maxId + 1, highestNumber(lane) + 1,
+                new LanePool.Watermark() {
+                    public long maxRecordId() { return state.maxRecordId; }
+
+                    public long maxTxId() { return state.maxTxId; }
+                });
+        long dataEnd = Layout.FILE_HEADER_SIZE;
+        long offset = Layout.FILE_HEADER_SIZE;
+        boolean rollFirst;
+        if (files.isEmpty()) {
+            pool.current(pool.create());
+            rollFirst = false;
+        } else {
+            LoadedFile current = files.get(Math.max(last, 0));
+            pool.current(poolFile(current));
+            if (last >= 0) {
+                dataEnd = current.end;
+                offset = Math.max(alignUp(dataEnd, config.blockSize()), Layout.FILE_HEADER_SIZE);
+                zeroAndSync(current, offset);
+            }
+            rollFirst = current.header.sealedEnd() != 0
+                    || Long.compareUnsigned(current.header.syncWindow(), config.syncWindow()) < 0;
+        }
+        return new Start(pool, offset, dataEnd, rollFirst, state, loaded.report());
+    }
+
+    private static LanePool.PoolFile poolFile(LoadedFile file) {
+        return new LanePool.PoolFile(file.path, file.fileId(), file.header.fileSize());
+    }
+
+    /** Zeroes [end of data, max(torn end, offset)) of the file, if any byte there is not zero,
+     *  and syncs the file. */
+    private static void zeroAndSync(LoadedFile file, long offset) throws IOException {
+        long from = file.end;
+        long to = Math.min(Math.max(file.tornEnd, offset), file.header.fileSize());
+        ByteBuffer bytes = file.buffer();
+        boolean dirty = false;
+        for (long at = from; at < to && !dirty; at++) {
+            dirty = bytes.get((int) at) != 0;
+        }
+        try (FileChannel out = FileChannel.open(file.path, StandardOpenOption.WRITE)) {
+            if (dirty) {
+                DataFileMaker.writeFully(out, ByteBuffer.allocate((int) (to - from)), from);
+            }
+            out.force(false);
+        }
+    }
+
+    /** The highest number in a data file name in the lane folder (debris included), or 0. */
+    private static long highestNumber(Path lane) throws IOException {
+        long highest = 0;
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(lane)) {
+            for (Path entry : entries) {
+                highest = Math.max(highest, DataFileMaker.number(entry.getFileName().toString()));
+            }
+        }
+        return highest;
+    }
+
+    private static void removeUnfinishedFiles(Path lane) throws IOException {
+        boolean removed = false;
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(lane,
+                LaneFiles.DATA_PREFIX + "*" + LaneFiles.DATA_SUFFIX + ".tmp")) {
+            for (Path entry : entries) {
+                removed |= Files.deleteIfExists(entry);
+            }
+        }
+        if (removed) {
+            DataFileMaker.syncFolder(lane);
+        }
+    }
+
+    private static long alignUp(long value, long alignment) {
+        return (value + alignment - 1) / alignment * alignment;
+    }
+}
