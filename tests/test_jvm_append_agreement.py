@@ -41,7 +41,7 @@ from test_jvm_format_agreement import jvm  # noqa: F401  (fixture: java launcher
 from test_jvm_journal_agreement import assert_agree, make_lane, write_lane
 
 TOOL = "io.sparkjournal.journal.AppendTool"
-JAVA_OPTIONS = {"fileSize": "32k", "bufferSize": "8k", "deviceBlockSize": 512, "maxIO": 2,
+JAVA_OPTIONS = {"fileSize": 32 << 10, "bufferSize": 8 << 10, "deviceBlockSize": 512, "maxIO": 2,
                 "userVersion": 7}
 PY_OPTIONS = {"fileSize": "32k", "bufferSize": "8k", "maxIO": 2, "journalType": "NIO",
               "userVersion": 7}

@@ -1,7 +1,6 @@
 package io.sparkjournal.journal;
 
 import io.sparkjournal.format.Layout;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -60,8 +59,8 @@ public record AppendConfig(long fileSize, int bufferSize, int blockSize, int max
 
     /**
      * The defaults with {@code options} applied, by Python's option names
-     * (fileSize, bufferSize, deviceBlockSize, maxIO, userVersion); a value is a
-     * Number or a String such as "32k", "10m", "1g" or "4096" (binary units).
+     * (fileSize, bufferSize, deviceBlockSize, maxIO, userVersion); each value an
+     * integer, as Python's config.load_config resolves it (no unit text).
      * Any other key is refused: a typo never falls back to a default.
      */
     public static AppendConfig fromOptions(Map<String, ?> options) {
@@ -99,19 +98,9 @@ public record AppendConfig(long fileSize, int bufferSize, int blockSize, int max
         if (value instanceof Number number && !(value instanceof Double || value instanceof Float)) {
             return number.longValue();
         }
-        String text = String.valueOf(value).trim().toLowerCase(Locale.ROOT);
-        long unit = 1;
-        if (text.endsWith("k") || text.endsWith("m") || text.endsWith("g")) {
-            char suffix = text.charAt(text.length() - 1);
-            unit = suffix == 'k' ? 1L << 10 : suffix == 'm' ? 1L << 20 : 1L << 30;
-            text = text.substring(0, text.length() - 1);
-        }
-        try {
-            return Math.multiplyExact(Long.parseLong(text), unit);
-        } catch (NumberFormatException | ArithmeticException bad) {
-            throw new IllegalArgumentException("option " + key + " = " + value + " is not a"
-                    + " number of bytes such as 4096, 32k, 10m or 1g");
-        }
+        throw new IllegalArgumentException("option " + key + " = " + value + " is not a resolved"
+                + " integer: the JVM takes option values as sparkjournal.config.load_config"
+                + " resolves them, never their text");
     }
 
     private static int narrow(String key, long value) {

@@ -24,7 +24,7 @@ import java.util.Map;
  * <pre>AppendTool LANE OPTIONS_JSON</pre>
  *
  * {@code OPTIONS_JSON} is an object of {@link AppendConfig#fromOptions}
- * options, e.g. {@code {"fileSize": "32k", "bufferSize": "8k"}}. The tool
+ * options, e.g. {@code {"fileSize": 32768, "bufferSize": 8192}}. The tool
  * takes the lane's writer lock ({@link LaneWriterLock}), opens the lane and
  * prints {@code {"op": "open", "rolled_back_tx_ids": [...], "prepared_tx_ids":
  * [...], "torn_tail": null or {...}, "file_id": n}} (what the load found, and the

@@ -9,7 +9,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Appends records to one lane as Python's writer (journal.py Journal) does
@@ -68,6 +70,7 @@ public final class LaneAppender implements AutoCloseable {
     private final ReplayState state;          // only its id watermarks are kept current
     private final LoadReport loadReport;
     private final List<Long> rolledBack;
+    private final Map<Long, byte[]> preparedAtOpen;
 
     private LaneAppender(Path lane, AppendConfig config, AppendStart.Start start,
                          RecordWriter writer) {
@@ -78,6 +81,13 @@ public final class LaneAppender implements AutoCloseable {
         this.txs = OpenTxs.from(state);
         this.loadReport = start.report();
         this.rolledBack = Collections.unmodifiableList(txs.unprepared());
+        Map<Long, byte[]> prepared = new LinkedHashMap<>();
+        for (ReplayState.Tx tx : state.txs.values()) {
+            if (tx.prepared) {
+                prepared.put(tx.txId, tx.xid.clone());
+            }
+        }
+        this.preparedAtOpen = Collections.unmodifiableMap(prepared);
     }
 
     /** Opens the lane at {@code lane} for appending (see the class); creates the folder
@@ -172,6 +182,12 @@ public final class LaneAppender implements AutoCloseable {
     /** Transactions a dead writer left begun and unprepared, rolled back by {@link #open}. */
     public List<Long> rolledBackTxIds() {
         return rolledBack;
+    }
+
+    /** The transactions the lane held prepared when {@link #open} loaded it, tx id to XID,
+     *  in the order they began (the XID arrays are the caller's: not copied again). */
+    public Map<Long, byte[]> preparedAtOpen() {
+        return preparedAtOpen;
     }
 
     /** What the load at {@link #open} found (a torn tail, prepared transactions, ...). */

@@ -1,0 +1,218 @@
+package io.sparkjournal.events;
+
+import io.sparkjournal.journal.AppendConfig;
+import io.sparkjournal.journal.JournalException;
+import io.sparkjournal.journal.LaneAppender;
+import io.sparkjournal.journal.LaneWriterLock;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
+import java.util.UUID;
+import java.util.logging.Logger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The writer side of a node root, as a Python task's writer finds it
+ * (events/node.py {@code resolve_root}, {@code node_id}; journal/root.py
+ * {@code JournalRoot.open_writer}): the root path with its placeholders
+ * resolved, its NODE_ID (made once, crash-safe), and the first lane
+ * {@code lane-NNN} whose one-writer lock ({@link LaneWriterLock}) is free,
+ * opened with a {@link LaneAppender}.
+ *
+ * <p>Lane choice: lanes are tried in number order from {@code lane-000}; each
+ * folder is made if missing ({@code mkdir} is atomic: of two processes racing
+ * for a new lane one makes it, and the lock decides who writes it); a lane that
+ * is a symbolic link is refused (Python's {@code refuse_link}, same message,
+ * as a JournalException: PathOutsideException cannot be made outside its
+ * package). Unlike Python, a lane whose appender open refuses it for what only
+ * a Python writer does (a pending compaction swap, files to move to attic/:
+ * plain {@link JournalException}) is released and skipped with a warning on
+ * the "sparkjournal.task" logger, so a task never fails for a lane a Python
+ * writer can fix; damage (CorruptJournalException) and any other error fail.
+ *
+ * <p>Modes: folders are made 0750 and files 0640 (less the umask), Python's
+ * defaults; the caller refuses other dirMode/fileMode values.
+ *
+ * <p>Crash behaviour: the writer lock dies with the process; a lane folder
+ * made and never written is an empty lane (Python makes the same); NODE_ID is
+ * absent or whole (see {@link #nodeId}).
+ */
+public final class RootLanes {
+
+    private static final Logger LOG = Logger.getLogger("sparkjournal.task");
+    private static final Pattern WORKER_DIR = Pattern.compile("/app-[0-9]+-[0-9]+/([0-9]+)/?$");
+    private static final FileAttribute<Set<PosixFilePermission>> DIR_MODE =
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-x---"));
+    private static final FileAttribute<Set<PosixFilePermission>> FILE_MODE =
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r-----"));
+    public static final int MAX_LANES = 1024;
+
+    /** A lane held for writing: its node root, the lane's name, its lock and its appender.
+     *  {@link #close} closes the appender (syncing it) and then releases the lock. */
+    public record Opened(String node, Path root, String lane, LaneWriterLock lock,
+                         LaneAppender appender) implements AutoCloseable {
+        public Path directory() {
+            return root.resolve(lane);
+        }
+
+        @Override
+        public void close() throws IOException {
+            try {
+                appender.close();
+            } finally {
+                lock.close();
+            }
+        }
+    }
+
+    private RootLanes() {
+    }
+
+    /** Python's {@code socket.gethostname()}: the kernel's node name. */
+    public static String hostName() {
+        try {
+            String name = Files.readString(Paths.get("/proc/sys/kernel/hostname")).strip();
+            if (!name.isEmpty()) {
+                return name;
+            }
+        } catch (IOException | RuntimeException notLinux) {
+            // fall through
+        }
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (IOException unknown) {
+            return "localhost";
+        }
+    }
+
+    /** Python's {@code node.executor_id()}: SPARK_EXECUTOR_ID, else the executor id in a
+     *  standalone worker's folder ({@code work/app-.../<id>}), else "driver". In a Spark
+     *  executor JVM, SparkEnv's executor id is the same thing. */
+    public static String executorId() {
+        String env = System.getenv("SPARK_EXECUTOR_ID");
+        if (env != null && !env.isEmpty()) {
+            return env;
+        }
+        Matcher match = WORKER_DIR.matcher(Paths.get("").toAbsolutePath().toString());
+        return match.find() ? match.group(1) : "driver";
+    }
+
+    /** Python's {@code resolve_root}: placeholders {host} and {executor} resolved, absolute
+     *  and normalized (not resolving links). EventsException for an unknown placeholder. */
+    public static Path resolveRoot(String path, String host, String executor) throws EventsException {
+        String resolved = path.replace("{host}", host).replace("{executor}", executor);
+        if (resolved.contains("{") || resolved.contains("}")) {
+            throw new EventsException("journal path " + PyRepr.str(path) + " holds an unknown "
+                    + "placeholder; the known ones are {host}, {executor}");
+        }
+        return Paths.get(resolved).toAbsolutePath().normalize();
+    }
+
+    /**
+     * The root's node id, made first if it has none (Python's {@code node_id}):
+     * "uuid hex@host" written and synced under a unique temporary name, then
+     * hard-linked to NODE_ID (which fails if another process won the race: its
+     * id is used), the temporary name removed and the folder synced. A crash
+     * leaves no NODE_ID or a complete one, at worst a stray temporary file.
+     */
+    public static String nodeId(Path root, String host) throws IOException {
+        String existing = NodeIds.read(root);
+        if (existing != null) {
+            return existing;
+        }
+        Files.createDirectories(root, DIR_MODE);
+        String ident = hex() + "@" + host;
+        Path tmp = root.resolve("." + NodeIds.FILE + "." + hex() + ".tmp");
+        try (FileChannel out = FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE_NEW,
+                StandardOpenOption.WRITE), FILE_MODE)) {
+            out.write(java.nio.ByteBuffer.wrap((ident + "\n").getBytes(StandardCharsets.UTF_8)));
+            out.force(true);
+        }
+        try {
+            Files.createLink(root.resolve(NodeIds.FILE), tmp);
+        } catch (FileAlreadyExistsException raced) {
+            // another process made it first: its id is the root's
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+        syncFolder(root);
+        return NodeIds.read(root);
+    }
+
+    /**
+     * Opens the first free lane of {@code root} (see the class; the caller made
+     * sure the root exists, {@link #ensureRoot}). {@code node} is the root's id
+     * ({@link #nodeId}). EventsException when all {@link #MAX_LANES} lanes have
+     * a writer or are refused.
+     */
+    public static Opened openWriter(Path root, String node, AppendConfig config)
+            throws IOException {
+        for (int number = 0; number < MAX_LANES; number++) {
+            String name = String.format("lane-%03d", number);
+            Path lane = root.resolve(name);
+            if (Files.isSymbolicLink(lane)) {
+                throw new JournalException("lane " + PyRepr.str(lane.toString()) + " of the journal "
+                        + PyRepr.str(root.toString()) + " is a symbolic link (to "
+                        + PyRepr.str(Files.readSymbolicLink(lane).toString()) + "), which "
+                        + "sparkjournal refuses: a lane must be a real folder. Replace the link "
+                        + "by the folder it points to, or remove it");
+            }
+            try {
+                Files.createDirectory(lane, DIR_MODE);
+            } catch (FileAlreadyExistsException exists) {
+                // an existing lane: its lock decides
+            }
+            LaneWriterLock lock = LaneWriterLock.tryAcquire(lane);
+            if (lock == null) {
+                continue;
+            }
+            try {
+                return new Opened(node, root, name, lock, LaneAppender.open(lane, config));
+            } catch (JournalException refused) {
+                lock.close();
+                if (refused.getClass() != JournalException.class) {
+                    throw refused;                       // damage, a link leading out: fail
+                }
+                LOG.warning("lane " + lane + " skipped, a Python writer must open it first: "
+                        + refused.getMessage());
+            } catch (IOException | RuntimeException | Error failed) {
+                lock.close();
+                throw failed;
+            }
+        }
+        throw new EventsException("all " + MAX_LANES + " lanes of " + root + " have a writer (or "
+                + "need a Python writer first); close some writers or use another root");
+    }
+
+    /** Checks the root exists, making it (and its parents) if {@code createDirs}. */
+    public static void ensureRoot(Path root, boolean createDirs) throws IOException {
+        if (Files.isDirectory(root)) {
+            return;
+        }
+        if (!createDirs) {
+            throw new EventsException("journal root " + root + " does not exist and createDirs "
+                    + "is false; create it or set createDirs=true");
+        }
+        Files.createDirectories(root, DIR_MODE);
+    }
+
+    private static void syncFolder(Path folder) throws IOException {
+        try (FileChannel dir = FileChannel.open(folder, StandardOpenOption.READ)) {
+            dir.force(true);
+        }
+    }
+
+    private static String hex() {
+        return UUID.randomUUID().toString().replace("-", "");
+    }
+}

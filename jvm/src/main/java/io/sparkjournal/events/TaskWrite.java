@@ -1,0 +1,217 @@
+package io.sparkjournal.events;
+
+import io.sparkjournal.journal.LaneAppender;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Phase one of the two-phase commit for one Spark task, in the JVM: what
+ * Python's {@code lane_writer.write_task} does, for bodies already encoded
+ * (Arrow IPC streams tagged as {@code event_records.tag} tags them).
+ *
+ * <p>{@link #run}: refuses journal options the JVM writer does not enforce
+ * ({@link TaskWriteOptions}); refuses when the commit log at the plan's URI has
+ * another LOG_ID than the driver's (Python's {@code _check_same_log}, same
+ * message); returns null when the batch is decided already (a replay) or when
+ * no body has rows; otherwise opens a lane of the node root
+ * ({@link RootLanes}), ends the lane's decided prepared transactions
+ * ({@link PreparedEnding}), appends every body as an ADD_TX record of user type
+ * EVENTS (1) with fresh record ids in ONE new transaction, PREPAREs it with the
+ * task's XID ({@link XidEncoder}) synced, and returns the commit message,
+ * field for field what {@code TaskMessage.to_json} makes (tx, records, rows,
+ * bytes; write_ms the time spent appending, prepare_ms the PREPARE's append
+ * and sync). The lane is closed (appender synced and closed, lock released)
+ * before it returns or throws.
+ *
+ * <p>Crash behaviour: killed before the PREPARE is durable, the transaction is
+ * open and the lane's next writer (Python or JVM) rolls it back at its open;
+ * killed after, it stays prepared and the commit log decides it. A failure
+ * before the PREPARE is durable rolls the transaction back at once (Python's
+ * {@code _abandon}); if even that fails the next opener rolls it back. Failures
+ * are {@link SinkTaskException}s naming the batch, the host and the lane.
+ *
+ * <p>Not done here, unlike Python: addressFullPolicy with a size limit, large
+ * records, non-default modes (refused up front: the Python path must be used),
+ * carrying out the lane's pending maintenance requests (deletes, pages; left
+ * for the lane's next Python writer or maintenance's apply_now, readers apply
+ * pending deletes meanwhile), keeping the lane open across tasks.
+ */
+public final class TaskWrite {
+
+    private static final Logger LOG = Logger.getLogger("sparkjournal.task");
+    /** User record type of event records (event_records.EVENTS). */
+    public static final int EVENTS = 1;
+    /** A task of the sink could not write its part of a batch (Python's SinkTaskError). */
+    public static final class SinkTaskException extends EventsException {
+        private static final long serialVersionUID = 1L;
+
+        public SinkTaskException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /** What every task of one write needs (Python's WritePlan, query and batch known). */
+    public record Plan(String path, Map<String, ?> options, String logUri, String logId,
+                       String query, long batch) {
+    }
+
+    /** Spark's TaskContext facts: partition id, attempt number, task attempt id. */
+    public record Identity(long partition, long attempt, long task) {
+    }
+
+    /** One encoded body, with the rows it holds and its Arrow bytes (Python's piece.nbytes). */
+    public record Body(ByteBuffer ipc, long rows, long bytes) {
+    }
+
+    private TaskWrite() {
+    }
+
+    /**
+     * Writes the task's bodies as one prepared transaction (see the class);
+     * the message as {@code TaskMessage.to_json} makes it (fields in its
+     * order), or null when there is nothing to write.
+     */
+    public static Map<String, Object> run(Plan plan, Identity identity, Iterator<Body> bodies,
+                                          String executorId) throws IOException {
+        String host = RootLanes.hostName();
+        TaskWriteOptions options;
+        try {
+            options = TaskWriteOptions.of(plan.options());
+        } catch (IllegalArgumentException refused) {
+            throw new SinkTaskException(refused.getMessage(), refused);
+        }
+        Resolver resolver = Resolver.shared();
+        CommitLog log = resolver.commitLog(plan.logUri());
+        checkSameLog(plan, log, host);
+        if (log.decision(plan.query(), plan.batch()) != null) {
+            return null;                          // a replay of a committed batch: nothing to write
+        }
+        String where = "batch " + plan.batch() + " of query " + plan.query() + " on host " + host;
+        RootLanes.Opened opened;
+        try {
+            Path root = RootLanes.resolveRoot(plan.path(), host, executorId);
+            RootLanes.ensureRoot(root, options.createDirs());
+            opened = RootLanes.openWriter(root, RootLanes.nodeId(root, host), options.appendConfig());
+        } catch (IOException | RuntimeException error) {
+            throw new SinkTaskException(where + ": cannot open a lane of " + plan.path() + ": "
+                    + error.getMessage(), error);
+        }
+        Map<String, Object> message = null;
+        try {
+            message = writePrepared(opened, plan, identity, bodies, resolver, host,
+                    where + ", lane " + opened.directory());
+        } finally {
+            try {
+                opened.close();
+            } catch (IOException | RuntimeException closing) {
+                if (message == null) {
+                    throw closing;
+                }
+                // The PREPARE was synced before: the message stands.
+                LOG.log(Level.WARNING, "closing lane " + opened.directory() + " after its PREPARE",
+                        closing);
+            }
+        }
+        return message;
+    }
+
+    private static Map<String, Object> writePrepared(RootLanes.Opened opened, Plan plan,
+            Identity identity, Iterator<Body> bodies, Resolver resolver, String host, String where)
+            throws IOException {
+        LaneAppender appender = opened.appender();
+        long tx = 0;
+        boolean prepared = false;
+        long records = 0;
+        long rows = 0;
+        long bytes = 0;
+        long appendNs = 0;
+        long written;
+        long done;
+        try {
+            PreparedEnding.end(appender, opened.node(), opened.lane(), resolver);
+            while (bodies.hasNext()) {
+                Body body = bodies.next();
+                if (body.rows() <= 0) {
+                    continue;                     // Python writes no empty piece
+                }
+                long started = System.nanoTime();
+                if (tx == 0) {
+                    tx = appender.nextTxId();
+                }
+                appender.appendAddTx(tx, appender.nextRecordId(), EVENTS, body.ipc());
+                appendNs += System.nanoTime() - started;
+                records++;
+                rows += body.rows();
+                bytes += body.bytes();
+            }
+            if (tx == 0) {
+                return null;
+            }
+            written = System.nanoTime();
+            appender.prepare(tx, XidEncoder.encode(plan.logUri(), plan.query(), plan.batch(),
+                    identity.partition(), identity.attempt(), identity.task()), true);
+            prepared = true;
+            done = System.nanoTime();
+        } catch (IOException | RuntimeException | Error error) {
+            abandon(appender, tx, prepared, error);
+            if (error instanceof Error || error instanceof SinkTaskException) {
+                throw error;
+            }
+            throw new SinkTaskException(where + ": " + error.getClass().getSimpleName() + ": "
+                    + error.getMessage(), error);
+        }
+        Map<String, Object> message = new LinkedHashMap<>();
+        message.put("query", plan.query());
+        message.put("batch", plan.batch());
+        message.put("node", opened.node());
+        message.put("host", host);
+        message.put("root", opened.root().toString());
+        message.put("lane", opened.lane());
+        message.put("tx", tx);
+        message.put("records", records);
+        message.put("rows", rows);
+        message.put("bytes", bytes);
+        message.put("partition", identity.partition());
+        message.put("attempt", identity.attempt());
+        message.put("write_ms", appendNs / 1e6);
+        message.put("prepare_ms", (done - written) / 1e6);
+        message.put("dropped", 0L);
+        return message;
+    }
+
+    /** A failed task: rolls back its unprepared tx (a prepared one is the commit log's). */
+    private static void abandon(LaneAppender appender, long tx, boolean prepared, Throwable error) {
+        if (tx == 0 || prepared) {
+            return;
+        }
+        try {
+            appender.rollback(tx, false);         // made durable by the close that follows
+        } catch (IOException | RuntimeException failed) {
+            // It never got a record, or the appender stopped: the next opener rolls it back.
+            error.addSuppressed(failed);
+        }
+    }
+
+    /** Python's {@code _check_same_log}, with its message. */
+    static void checkSameLog(Plan plan, CommitLog log, String host) throws IOException {
+        if (plan.logId() == null) {
+            return;
+        }
+        String found = log.logId();
+        if (!plan.logId().equals(found)) {
+            throw new SinkTaskException("the commit log " + plan.logUri() + " as host " + host
+                    + " sees it is not the one the driver writes (LOG_ID "
+                    + (found == null || found.isEmpty() ? "absent" : found) + " here, "
+                    + plan.logId() + " on the driver): that path is a different folder on each "
+                    + "host, so no batch written here could be seen committed. On a cluster, give "
+                    + "commitLog a location the driver and every host share (hdfs://, s3://, a "
+                    + "shared mount), next to the checkpoint", null);
+        }
+    }
+}

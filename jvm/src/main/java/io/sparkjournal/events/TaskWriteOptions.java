@@ -1,0 +1,94 @@
+package io.sparkjournal.events;
+
+import io.sparkjournal.journal.AppendConfig;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The journal options of a JVM task write, as the driver resolved them.
+ *
+ * <p>Contract: values come resolved by Python's one definition of the options
+ * ({@code config.load_config}, every field of a {@code JournalConfig}:
+ * integers for sizes, counts and modes, booleans for flags, strings for
+ * choices), so nothing here parses "64k" or "0750" a second time; a value
+ * of another kind is refused naming it. Each option is one of:
+ * <ul>
+ *   <li>the appender's own (fileSize, bufferSize, deviceBlockSize, maxIO,
+ *       userVersion): given to {@link AppendConfig};</li>
+ *   <li>one the JVM writer does not enforce yet, accepted only at the value
+ *       that asks for nothing (maxSizeBytes and maxRootSizeBytes -1, so no
+ *       addressFullPolicy can take effect; largeRecordSize 0; dirMode 0750;
+ *       fileMode 0640): any other value is refused, naming every such
+ *       option, and the Python task writer must be used;</li>
+ *   <li>one that changes nothing a task writes ({@link #NO_EFFECT});</li>
+ *   <li>anything else is refused: an option added in Python is refused here
+ *       until it is placed in one of these sets.</li>
+ * </ul>
+ */
+public record TaskWriteOptions(AppendConfig appendConfig, boolean createDirs) {
+
+    private static final Set<String> APPENDER = Set.of("fileSize", "bufferSize", "deviceBlockSize",
+            "maxIO", "userVersion");
+    /** Options that change nothing a task writes, or that the JVM honours otherwise
+     *  (it always syncs; damage fails the task rather than going to attic/). */
+    private static final Set<String> NO_EFFECT = Set.of("createDirs", "journalType",
+            "syncTransactional", "syncNonTransactional", "datasync", "minFiles", "poolFiles",
+            "bufferTimeout", "compactMinFiles", "compactPercentage", "checksum",
+            "checkForCorruptFiles", "archive", "archiveDirectory", "lockWait", "recover",
+            "retention", "addressFullPolicy", "pageSizeBytes", "maintenancePriority",
+            "maintenanceBytesPerSecond", "laneIdleTimeout");
+    /** Not enforced by the JVM writer: the one value each may have here. */
+    private static final Map<String, Long> ONLY_AT = Map.of("maxSizeBytes", -1L,
+            "maxRootSizeBytes", -1L, "largeRecordSize", 0L, "dirMode", 0750L, "fileMode", 0640L);
+
+    /** The options of {@code resolved} (see the class); IllegalArgumentException names what
+     *  is refused and why. */
+    public static TaskWriteOptions of(Map<String, ?> resolved) {
+        Map<String, Object> appender = new TreeMap<>();
+        StringBuilder refused = new StringBuilder();
+        boolean createDirs = true;
+        for (Map.Entry<String, ?> option : new TreeMap<>(resolved).entrySet()) {
+            String key = option.getKey();
+            Object value = option.getValue();
+            if (APPENDER.contains(key)) {
+                appender.put(key, integer(key, value));
+            } else if (ONLY_AT.containsKey(key)) {
+                if (integer(key, value) != ONLY_AT.get(key)) {
+                    refused.append(refused.length() == 0 ? "" : ", ").append(key).append('=')
+                            .append(key.endsWith("Mode") ? "0" + Long.toOctalString(integer(key, value))
+                                    : value);
+                }
+            } else if (key.equals("createDirs")) {
+                if (!(value instanceof Boolean flag)) {
+                    throw unresolved(key, value);
+                }
+                createDirs = flag;
+            } else if (!NO_EFFECT.contains(key)) {
+                throw new IllegalArgumentException("option " + key + " is not a journal option the"
+                        + " JVM task writer knows; it takes sparkjournal's journal options"
+                        + " (config.py JOURNAL) only");
+            }
+        }
+        if (refused.length() > 0) {
+            throw new IllegalArgumentException("the JVM task writer does not enforce the journal"
+                    + " options " + refused + " yet (size limits with addressFullPolicy, large"
+                    + " records, folder and file modes): write this journal with the Python task"
+                    + " writer (sparkjournal.spark.lane_writer), which does");
+        }
+        return new TaskWriteOptions(AppendConfig.fromOptions(appender), createDirs);
+    }
+
+    private static long integer(String key, Object value) {
+        if (value instanceof Number number && !(value instanceof Double || value instanceof Float)) {
+            return number.longValue();
+        }
+        throw unresolved(key, value);
+    }
+
+    private static IllegalArgumentException unresolved(String key, Object value) {
+        return new IllegalArgumentException("option " + key + " = " + value + " is not a resolved"
+                + " value: the JVM task writer takes options as sparkjournal.config.load_config"
+                + " resolves them (integers, booleans), never their text");
+    }
+}
