@@ -31,8 +31,9 @@ import pytest
 from sparkjournal.events.event_records import pieces, read_body
 from sparkjournal.events.pruning import column_stats
 from sparkjournal.format import layout
-from sparkjournal.spark import jvm_build
 from sparkjournal.spark.schema import spark_to_arrow
+
+from test_jvm_events_agreement import jvm  # noqa: F401  (fixture: java launcher, class path)
 
 TOOL = "io.sparkjournal.events.EventsBodyTool"
 DUMP = "io.sparkjournal.events.EventsDump"
@@ -40,17 +41,6 @@ QUERY = "q-\u00e9v\u00e9nements"
 FIRST_BATCH = 7
 # max_body values: a budget of 1 byte, small ones that cut batches, one that does not
 BUDGETS = [layout.RECORD_HEADER_SIZE + 4096 + 1, 4096 + 1500, 4096 + 6000, 4096 + 40000, 1 << 20]
-
-
-@pytest.fixture(scope="module")
-def jvm():
-    """(java launcher, class path: the jar, built once per session, and pyspark's jars)."""
-    reason = jvm_build.jvm_unavailable()
-    if reason:
-        pytest.skip(f"the JVM lane writer cannot be built: {reason}")
-    spark_jars = jvm_build._pyspark_jars()[1]
-    return jvm_build.java_path(), os.pathsep.join([jvm_build.jvm_jar(),
-                                                   os.path.join(spark_jars, "*")])
 
 
 def run_java(jvm, main: str, *args) -> list:

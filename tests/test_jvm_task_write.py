@@ -45,11 +45,11 @@ from sparkjournal.events.resolve import Outcome, commit_log, prepared_outcomes
 from sparkjournal.events.visible_events import read_table
 from sparkjournal.events.xid import BatchXid
 from sparkjournal.journal.batch import ipc_bytes
-from sparkjournal.spark import jvm_build
 from sparkjournal.spark.committer import BatchCommitter, BatchMetrics
 from sparkjournal.spark.task_message import TaskMessage
 
 from test_jvm_format_agreement import jvm  # noqa: F401  (fixture: java launcher, jar)
+from test_jvm_append_agreement import tool  # noqa: F401  (fixture: java, class path)
 from test_jvm_journal_agreement import make_lane
 
 TOOL = "io.sparkjournal.events.TaskWriteTool"
@@ -63,17 +63,6 @@ def resolved(options: dict) -> dict:
 
 
 OPTIONS = resolved(PY_OPTIONS)
-
-
-@pytest.fixture(scope="session")
-def tool(jvm):
-    """(java launcher, class path: the jar and the Jackson jars Spark ships)."""
-    java, jar = jvm
-    spark_jars = jvm_build._pyspark_jars()[1]
-    jackson = [path for name in ("jackson-core-*.jar", "jackson-databind-*.jar",
-                                 "jackson-annotations-*.jar")
-               for path in glob.glob(os.path.join(spark_jars, name))]
-    return java, os.pathsep.join([jar, *jackson])
 
 
 @pytest.fixture

@@ -1,5 +1,7 @@
 package io.sparkjournal.events;
 
+import io.sparkjournal.journal.PythonText;
+
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -49,29 +51,7 @@ public final class XidEncoder {
         return out.toString().getBytes(StandardCharsets.US_ASCII);
     }
 
-    /** Python's json string encoding with ensure_ascii (json.encoder.py_encode_basestring_ascii). */
-    static void string(StringBuilder out, String text) {
-        out.append('"');
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            switch (c) {
-                case '"': out.append("\\\""); break;
-                case '\\': out.append("\\\\"); break;
-                case '\n': out.append("\\n"); break;
-                case '\r': out.append("\\r"); break;
-                case '\t': out.append("\\t"); break;
-                case '\b': out.append("\\b"); break;
-                case '\f': out.append("\\f"); break;
-                default:
-                    if (c >= ' ' && c <= '~') {
-                        out.append(c);
-                    } else {
-                        // A char is one UTF-16 unit: a supplementary character comes as its
-                        // two surrogates, each escaped, as Python writes it.
-                        out.append(String.format("\\u%04x", (int) c));
-                    }
-            }
-        }
-        out.append('"');
+    private static void string(StringBuilder out, String text) {
+        PythonText.string(text, out);
     }
 }

@@ -17,7 +17,7 @@ import java.util.Map;
  * not always the shortest (Java 17): a float in a control file may then be
  * judged damaged by one side only; sparkjournal never writes one.
  */
-final class PythonText {
+public final class PythonText {
 
     private PythonText() {
     }
@@ -69,7 +69,9 @@ final class PythonText {
         }
     }
 
-    private static void string(String text, StringBuilder out) {
+    /** A JSON string as Python's json module writes it with ensure_ascii (the default):
+     *  printable ASCII as is, the usual escapes, every other UTF-16 unit as \\uXXXX. */
+    public static void string(String text, StringBuilder out) {
         out.append('"');
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
