@@ -623,3 +623,15 @@ def test_the_jvm_side_names_why_it_is_unavailable(tmp_path, monkeypatch):
     assert reason.startswith("javac failed") and "Broken.java" in reason
     left = [name for _where, _dirs, names in os.walk(tmp_path / "cache") for name in names]
     assert left == [".build.lock"], "a failed build left more than its lock"
+
+
+def test_the_connector_sources_compile_wherever_a_jdk_is_present():
+    """Every JVM test skips when the jar cannot be built, which is right where
+    there is no JDK; where there is one, a compile error must fail, not turn
+    the JVM tests into skips."""
+    pytest.importorskip("pyspark")
+    try:
+        jvm_build.javac_path()
+    except jvm_build.JvmUnavailableError as missing:
+        pytest.skip(str(missing))
+    assert jvm_build.jvm_unavailable() is None
