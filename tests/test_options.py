@@ -39,7 +39,8 @@ BAD_READ_VALUES = {
     "startingTimestamp": "last week",
     "maxRowsPerTrigger": 0, "maxBytesPerTrigger": "a lot",
 }
-BAD_WRITE_VALUES = {"txnAppId": "team/app", "commitLog": " ", "smallBatchRows": "-1"}
+BAD_WRITE_VALUES = {"txnAppId": "team/app", "commitLog": " ", "smallBatchRows": "-1",
+                    "writer": "scala"}
 
 
 def assert_names(caught, key: str, value, accepted: str) -> None:

@@ -5,7 +5,8 @@ killed with SIGKILL at random moments of a running stream and restarted from
 the checkpoint; at the end every event of every decided batch is in the journal
 exactly once and nothing else is. Default suite: 3 kills per sink (the foreachBatch
 sink both with its tasks writing and with the driver writing small batches);
-``slow``: 50.
+``slow``: 50, and 12 with the foreachBatch sink's tasks writing in the JVM
+(writer="jvm").
 """
 from __future__ import annotations
 
@@ -99,6 +100,15 @@ def test_driver_killed_at_random_moments_loses_and_duplicates_nothing(tmp_path, 
 @pytest.mark.parametrize("sink", ["foreachBatch", "format"])
 def test_driver_killed_fifty_times_loses_and_duplicates_nothing(tmp_path, sink):
     path, history = kill_and_restart(tmp_path, sink, kills=50, seed=f"slow-{sink}")
+    assert_exactly_once(path, history)
+
+
+@pytest.mark.slow
+def test_driver_killed_twelve_times_with_jvm_writer_loses_and_duplicates_nothing(tmp_path):
+    from sparkjournal.spark import jvm_install
+    if jvm_install.ensure() is None:
+        pytest.skip("no JVM connector here: writer='jvm' needs it")
+    path, history = kill_and_restart(tmp_path, "jvm", kills=12, seed="slow-jvm")
     assert_exactly_once(path, history)
 
 

@@ -59,11 +59,13 @@ class BatchMetrics:
     dropped_lanes: list = dataclasses.field(default_factory=list)
     on_driver: bool = False      # a small batch the driver wrote (sink.py, smallBatchRows)
     tasks_because: str = ""      # why tasks wrote it though smallBatchRows is on (sink.py)
+    jvm: bool = False            # JVM tasks wrote it (sink.py, writer="jvm")
 
     def line(self) -> str:
         if self.skipped:
             return f"batch {self.batch} of query {self.query}: already committed, skipped"
-        source = "the driver" if self.on_driver else f"{self.tasks} tasks"
+        source = ("the driver" if self.on_driver
+                  else f"{self.tasks} {'JVM tasks' if self.jvm else 'tasks'}")
         if self.tasks_because:
             source += f" ({self.tasks_because})"
         return (f"batch {self.batch} of query {self.query}: {self.rows} rows, {self.bytes} bytes, "

@@ -53,6 +53,11 @@ def _setup(options) -> tuple[str, BatchCommitter, tuple, str | None]:
         raise SparkJournalError("the sparkjournal data source needs a path: .save(path), "
                                 ".start(path) or .option('path', ...)")
     sink_options, journal_options = split_options(options)
+    if sink_options.get("writer") == "JVM":
+        raise SparkJournalError("writer=jvm is an option of the foreachBatch sink only "
+                                "(foreachBatch(JournalSink(path, writer='jvm'))): the "
+                                "format('sparkjournal') writers write through Python tasks; "
+                                "leave writer unset or set it to python")
     committer = BatchCommitter(path, journal_options, sink_options.get("commitLog"))
     return path, committer, tuple(sorted(journal_options.items())), sink_options.get("txnAppId")
 

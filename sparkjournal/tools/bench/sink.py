@@ -6,6 +6,8 @@ timestamp, 16-character key, 200-character payload, double) - in its own
 streaming query with its own checkpoint:
 
 * ``journal``      JournalSink (foreachBatch, two-phase commit into lanes);
+* ``journal_jvm``  the same with ``writer="jvm"``: executor tasks write from
+                   the JVM, no Python worker;
 * ``parquet``      Spark's exactly-once file sink (writeStream.format("parquet"));
 * ``noop``         a foreachBatch that only runs the batch (Spark's floor);
 * ``arrow_floor``  a foreachBatch whose mapInArrow only counts rows: the cost of
@@ -36,7 +38,7 @@ from .support import bench_log, work_folder
 REPEATS = 5
 FULL = {1_000: 25, 100_000: 12, 1_000_000: 6}     # rows per batch: batches per run
 QUICK = {1_000: 6, 100_000: 3}
-CONTENDERS = ("journal", "parquet", "noop", "arrow_floor")
+CONTENDERS = ("journal", "journal_jvm", "parquet", "noop", "arrow_floor")
 SMALL_BATCH_ROWS = 10_000                          # journal_driver's smallBatchRows
 FLOOR_TARGET = 0.95             # large batches: of the Arrow transfer floor's rows/s
 PARQUET_TARGET = 1.0            # large batches: of the parquet sink's rows/s
@@ -78,9 +80,11 @@ def run_one(spark, contender: str, rows: int, batches: int, work: str, run_no: i
     writer = (_events(spark, rows).writeStream.trigger(processingTime="0 seconds")
               .option("checkpointLocation", os.path.join(work, name, "checkpoint")))
     sink = None
-    if contender in ("journal", "journal_driver"):
+    if contender in ("journal", "journal_jvm", "journal_driver"):
         small = SMALL_BATCH_ROWS if contender == "journal_driver" else 0
-        sink = JournalSink(os.path.join(work, name, "journal"), smallBatchRows=small)
+        writer_side = "jvm" if contender == "journal_jvm" else "python"
+        sink = JournalSink(os.path.join(work, name, "journal"), smallBatchRows=small,
+                           writer=writer_side)
         writer = writer.foreachBatch(sink)
     elif contender == "parquet":
         writer = writer.format("parquet").option("path", os.path.join(work, name, "parquet"))
@@ -129,7 +133,7 @@ def run(args) -> int:
             names = list(contenders(rows))
             rates = {c: [] for c in names}
             batch_ms = {c: [] for c in names}
-            sinks = {"journal": [], "journal_driver": []}
+            sinks = {"journal": [], "journal_jvm": [], "journal_driver": []}
             for run_no in range(REPEATS):
                 shift = run_no % len(names)         # each round starts one contender further on
                 for contender in names[shift:] + names[:shift]:
@@ -148,11 +152,16 @@ def run(args) -> int:
                 results.append(rounds.result(f"sink {label} rows/batch vs parquet sink", "journal",
                                              "parquet", "rows/s", PARQUET_TARGET,
                                              detail=f"noop floor {rounds.median('noop'):,.0f} rows/s"))
+                results.append(rounds.result(f"sink {label} rows/batch, writer=jvm, vs arrow floor",
+                                             "journal_jvm", "arrow_floor", "rows/s", FLOOR_TARGET))
+                results.append(rounds.result(f"sink {label} rows/batch, writer=jvm, vs parquet sink",
+                                             "journal_jvm", "parquet", "rows/s", PARQUET_TARGET))
             else:
                 per_second = Rounds({c: [1e3 / ms for ms in v] for c, v in batch_ms.items()})
                 parquet_ms = statistics.median(batch_ms["parquet"])
                 for contender, how, target in (
                         ("journal", "tasks write (smallBatchRows=0, a cluster's default)", 1.0),
+                        ("journal_jvm", "JVM tasks write (smallBatchRows=0, writer=jvm)", 1.0),
                         ("journal_driver", f"smallBatchRows={SMALL_BATCH_ROWS} (local mode's "
                                            f"default)", SMALL_TARGET)):
                     journal_ms = statistics.median(batch_ms[contender])

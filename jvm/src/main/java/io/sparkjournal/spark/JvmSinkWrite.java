@@ -1,0 +1,263 @@
+package io.sparkjournal.spark;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sparkjournal.events.ArrowBytes;
+import io.sparkjournal.events.EventsBodyWriter;
+import io.sparkjournal.events.TaskWrite;
+import io.sparkjournal.events.TaskWriteOptions;
+import io.sparkjournal.format.Layout;
+import java.io.IOException;
+import java.io.Serializable;
+import java.nio.ByteBuffer;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.SparkEnv;
+import org.apache.spark.TaskContext;
+import org.apache.spark.api.java.function.FlatMapFunction;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.execution.arrow.ArrowWriter;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.ArrowUtils;
+
+/**
+ * One micro-batch of the foreachBatch sink written by JVM tasks, with no Python
+ * worker (the Python sink's {@code writer="jvm"}, {@code spark/jvm_sink.py}):
+ * phase one of the two-phase commit as {@code df.mapInArrow(arrow_task(plan))}
+ * does it, the driver's decision staying Python's ({@code committer.py}).
+ *
+ * <p>Contract of {@link #run}: on the driver it parses the plan (JSON:
+ * {@code path}, {@code options} - the journal options RESOLVED, every field of
+ * {@code load_config}'s JournalConfig -, {@code log_uri}, {@code log_id} (the
+ * driver's LOG_ID, or null), {@code query}, {@code batch}, {@code timezone}) and
+ * checks the options with {@link TaskWriteOptions#of} and the schema with
+ * {@link SparkArrowSchema#toArrow} BEFORE any job, so a refused option or
+ * column type fails the batch there, naming it (IllegalArgumentException).
+ * Then it runs one Spark job over the batch's rows
+ * ({@code queryExecution().toRdd()}, no new plan): each task converts its rows
+ * to Arrow in chunks of {@code spark.sql.execution.arrow.maxRecordsPerBatch}
+ * rows (one reused {@link VectorSchemaRoot}, Spark's {@link ArrowWriter}), cuts
+ * each chunk into pieces as {@code event_records.pieces} does against
+ * {@code event_records.piece_bytes(config)}, encodes each piece's body
+ * ({@link EventsBodyWriter}) and hands the bodies to {@link TaskWrite#run}
+ * one at a time, so rows are converted while earlier bodies are appended and a
+ * partition is never held whole. It returns the messages of the tasks that
+ * wrote (the JSON of {@code TaskMessage.to_json}), in partition order.
+ *
+ * <p>Memory: each task works in a child allocator of Spark's Arrow root
+ * allocator, closed with the root at the task's end, whether it succeeds or
+ * fails. Fault injection for tests, as {@code lane_writer.INJECT_FAILURE}: the
+ * local property {@code sparkjournal.inject.fail} = "afterWrite:P" fails the
+ * first attempt of partition P after its bodies were appended and before its
+ * PREPARE (TaskWrite rolls the transaction back), "afterPrepare:P" after its
+ * PREPARE is durable (the decision leaves it out).
+ *
+ * <p>Crash behaviour: that of {@link TaskWrite}; nothing here is durable.
+ */
+public final class JvmSinkWrite {
+
+    /** lane_writer.INJECT_FAILURE. */
+    public static final String INJECT_FAILURE = "sparkjournal.inject.fail";
+    /** event_records.RECORD_BYTES: the largest piece, where data files are large enough. */
+    static final long RECORD_BYTES = 4L << 20;
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private JvmSinkWrite() {
+    }
+
+    /** What every task needs: the driver's plan, parsed and checked once. */
+    record Plan(String path, HashMap<String, Object> options, String logUri, String logId,
+                String query, long batch, String timezone, int chunkRows, long maxBody,
+                String schemaJson) implements Serializable {
+
+        TaskWrite.Plan taskPlan() {
+            return new TaskWrite.Plan(path, options, logUri, logId, query, batch);
+        }
+    }
+
+    /**
+     * Writes the rows of {@code df} as the batch {@code planJson} names (see the
+     * class); the task messages as JSON, one per task that wrote.
+     */
+    public static String[] run(Dataset<Row> df, String planJson) throws IOException {
+        org.apache.spark.sql.classic.Dataset<Row> dataset =
+                (org.apache.spark.sql.classic.Dataset<Row>) df;
+        int chunkRows = dataset.sparkSession().sessionState().conf().arrowMaxRecordsPerBatch();
+        Plan plan = parse(planJson, dataset.schema(), chunkRows);
+        List<String> messages = dataset.queryExecution().toRdd().toJavaRDD()
+                .mapPartitions(new Task(plan)).collect();
+        return messages.toArray(new String[0]);
+    }
+
+    /** The plan of {@code planJson} for rows of {@code schema}, checked (see the class). */
+    static Plan parse(String planJson, StructType schema, int chunkRows) throws IOException {
+        JsonNode node = JSON.readTree(planJson);
+        HashMap<String, Object> options = JSON.convertValue(node.get("options"),
+                new TypeReference<HashMap<String, Object>>() { });
+        TaskWriteOptions.of(options);                         // refused here: before any job
+        String timezone = text(node, "timezone");
+        SparkArrowSchema.toArrow(schema, timezone);           // an unsupported type: likewise
+        long fileSize = ((Number) options.get("fileSize")).longValue();
+        long bufferSize = ((Number) options.get("bufferSize")).longValue();
+        // event_records.piece_bytes
+        long maxBody = Math.max(bufferSize,
+                Math.min(RECORD_BYTES, (fileSize - Layout.FILE_HEADER_SIZE) / 4));
+        return new Plan(text(node, "path"), options, text(node, "log_uri"), text(node, "log_id"),
+                text(node, "query"), node.get("batch").asLong(), timezone,
+                chunkRows > 0 ? chunkRows : Integer.MAX_VALUE, maxBody, schema.json());
+    }
+
+    private static String text(JsonNode node, String key) {
+        JsonNode value = node.get(key);
+        return value == null || value.isNull() ? null : value.asText();
+    }
+
+    /** One task: its rows in, its message (zero or one JSON string) out. */
+    static final class Task implements FlatMapFunction<java.util.Iterator<InternalRow>, String> {
+        private static final long serialVersionUID = 1L;
+        private final Plan plan;
+
+        Task(Plan plan) {
+            this.plan = plan;
+        }
+
+        @Override
+        public Iterator<String> call(Iterator<InternalRow> rows) throws Exception {
+            TaskContext context = TaskContext.get();
+            TaskWrite.Identity identity = new TaskWrite.Identity(context.partitionId(),
+                    context.attemptNumber(), context.taskAttemptId());
+            String inject = context.getLocalProperty(INJECT_FAILURE);
+            StructType schema = (StructType) DataType.fromJson(plan.schemaJson());
+            Schema arrow = SparkArrowSchema.toArrow(schema, plan.timezone());
+            Map<String, Object> message;
+            try (BufferAllocator allocator = ArrowUtils.rootAllocator().newChildAllocator(
+                    "sparkjournal-sink-task-" + context.taskAttemptId(), 0, Long.MAX_VALUE);
+                 VectorSchemaRoot root = VectorSchemaRoot.create(arrow, allocator)) {
+                Bodies bodies = new Bodies(root, rows, plan, identity, inject);
+                message = TaskWrite.run(plan.taskPlan(), identity, bodies,
+                        SparkEnv.get().executorId());
+            }
+            if (message == null) {
+                return Collections.emptyIterator();
+            }
+            String injected = injected(inject, identity, "afterPrepare");
+            if (injected != null) {
+                throw new TaskWrite.SinkTaskException(injected, null);
+            }
+            return Collections.singletonList(JSON.writeValueAsString(message)).iterator();
+        }
+    }
+
+    /** lane_writer._maybe_fail: the failure's message when the first attempt of the
+     *  partition named is to fail at {@code point}, else null. */
+    static String injected(String inject, TaskWrite.Identity identity, String point) {
+        if (inject != null && identity.attempt() == 0
+                && inject.equals(point + ":" + identity.partition())) {
+            return "injected failure " + inject + " (first attempt of partition "
+                    + identity.partition() + ")";
+        }
+        return null;
+    }
+
+    /** A failure injected where a task's bodies are asked for (TaskWrite rolls back). */
+    static final class InjectedFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        InjectedFailure(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * The task's bodies, made as they are asked for: a chunk of rows is
+     * converted into the reused root when the last piece of the one before was
+     * handed out, then cut into pieces, each encoded when asked for.
+     */
+    static final class Bodies implements Iterator<TaskWrite.Body> {
+        private final VectorSchemaRoot root;
+        private final ArrowWriter writer;
+        private final Iterator<InternalRow> rows;
+        private final Plan plan;
+        private final TaskWrite.Identity identity;
+        private final String inject;
+        private int filled;                   // rows of the chunk in root
+        private int start;                    // the chunk's next piece starts here
+        private int step;                     // rows per piece of this chunk
+        private long handedOut;               // rows in bodies handed out
+        private TaskWrite.Body next;
+
+        Bodies(VectorSchemaRoot root, Iterator<InternalRow> rows, Plan plan,
+               TaskWrite.Identity identity, String inject) {
+            this.root = root;
+            this.writer = ArrowWriter.create(root);
+            this.rows = rows;
+            this.plan = plan;
+            this.identity = identity;
+            this.inject = inject;
+        }
+
+        @Override
+        public boolean hasNext() {
+            while (next == null) {
+                if (start < filled) {
+                    int length = Math.min(step, filled - start);
+                    long bytes = 0;
+                    for (FieldVector vector : root.getFieldVectors()) {
+                        bytes += ArrowBytes.of(vector, start, length);
+                    }
+                    byte[] body = EventsBodyWriter.body(root, start, length, plan.query(),
+                            plan.batch());
+                    next = new TaskWrite.Body(ByteBuffer.wrap(body), length, bytes);
+                    start += length;
+                    handedOut += length;
+                } else if (rows.hasNext()) {
+                    fillChunk();
+                } else {
+                    String injected = handedOut > 0 ? injected(inject, identity, "afterWrite")
+                            : null;
+                    if (injected != null) {
+                        throw new InjectedFailure(injected);         // all appended, no PREPARE
+                    }
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        private void fillChunk() {
+            writer.reset();
+            int count = 0;
+            while (count < plan.chunkRows() && rows.hasNext()) {
+                writer.write(rows.next());
+                count++;
+            }
+            writer.finish();
+            filled = count;
+            start = 0;
+            step = EventsBodyWriter.rowsPerPiece(root, plan.maxBody());
+        }
+
+        @Override
+        public TaskWrite.Body next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            TaskWrite.Body body = next;
+            next = null;
+            return body;
+        }
+    }
+}

@@ -1,0 +1,112 @@
+"""Phase one of the foreachBatch sink in JVM tasks (``JournalSink(path,
+writer="jvm")``): one Spark job whose tasks write their partitions with no
+Python worker (io.sparkjournal.spark.JvmSinkWrite over events.TaskWrite), the
+Arrow transfer into a Python worker being most of what a Python sink task
+costs. The driver's half (committer.py) is the same for both writers: the
+messages the JVM tasks return are ``TaskMessage``s field for field.
+
+The plan crosses py4j as JSON, its journal options RESOLVED
+(``dataclasses.asdict(load_config(...))``: the JVM never parses "64k" again).
+The JVM refuses, before any task runs, journal options it does not enforce
+(size limits behind addressFullPolicy, large records, other folder or file
+modes) and column types it cannot convert; those journals need
+writer="python". Every failure - a refused option, a task that failed its
+last attempt, the connector missing from the session - is a
+``JvmSinkError`` whose message is the JVM's, without its stack frames (a
+query stopped meanwhile must still be told from a failure by Spark's regular
+expression over the error's text, small_batch.py).
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import logging
+import re
+
+from ..config import load_config
+from .jvm_build import jvm_unavailable
+from .lane_writer import SinkTaskError, WritePlan
+from .task_message import TaskMessage
+
+log = logging.getLogger("sparkjournal.sink")
+INTERRUPTS = ("java.lang.InterruptedException", "java.io.InterruptedIOException",
+              "java.nio.channels.ClosedByInterruptException")      # StreamExecution's
+_FRAME = re.compile(r"^\s+(at |\.\.\. \d+ more)")
+
+
+class JvmSinkError(SinkTaskError):
+    """The JVM writer could not write a batch (or refused it): the JVM's
+    message, no py4j stack."""
+
+
+def jvm_write(df, plan: WritePlan, journal_options, timezone: str | None = None) -> list[TaskMessage]:
+    """The batch ``df`` written by JVM tasks under ``plan`` (query and batch
+    known); the commit messages of the tasks that wrote, for the committer."""
+    writer = jvm_writer(df)
+    if timezone is None:
+        timezone = df.sparkSession.conf.get("spark.sql.session.timeZone")
+    text = json.dumps({
+        "path": plan.path,
+        "options": dataclasses.asdict(load_config(dict(journal_options))),
+        "log_uri": plan.log_uri, "log_id": plan.log_id,
+        "query": plan.query, "batch": plan.batch, "timezone": timezone})
+    from py4j.protocol import Py4JJavaError
+    from pyspark.errors.exceptions.captured import CapturedException
+    try:
+        found = writer.run(df._jdf, text)
+    except (Py4JJavaError, CapturedException) as error:
+        # pyspark turns the Py4JJavaErrors it knows into CapturedExceptions (_origin)
+        java = getattr(error, "java_exception", None) or getattr(error, "_origin", None)
+        said = _causes(java) if java is not None else str(error)
+        log.debug("the JVM sink writer failed", exc_info=True)
+        interrupt = next((name for name in INTERRUPTS if name in said), None)
+        if interrupt is not None:
+            # query.stop() interrupted the job's wait: Spark tells a stop from a failure by
+            # its regular expression over this error's text (StreamExecution.PROXY_ERROR),
+            # which this short line matches, as the Python writer's py4j error does.
+            raise JvmSinkError(f"batch {plan.batch} of query {plan.query}: the query was stopped "
+                               f"while JVM tasks wrote (py4j.protocol.Py4JJavaError: An error "
+                               f"occurred while calling JvmSinkWrite.run: {interrupt})") from None
+        raise JvmSinkError(f"batch {plan.batch} of query {plan.query} into {plan.path} "
+                           f"(writer='jvm'): {said}") from None
+    return [TaskMessage.from_json(json.loads(message)) for message in found]
+
+
+def jvm_writer(df):
+    """The session JVM's JvmSinkWrite class; JvmSinkError saying what is
+    needed where the connector is not on the session's classpath."""
+    try:
+        jvm = df.sparkSession._jvm
+    except Exception:                  # noqa: BLE001 - no py4j gateway: Connect
+        jvm = None
+    found = _writer_in(jvm) if jvm is not None else None
+    if found is None:
+        why = jvm_unavailable() or ("the session was started before the connector jar was "
+                                    "placed in pyspark's jars/ folder, or SPARKJOURNAL_JVM=off, "
+                                    "or the session has no JVM of its own (Spark Connect)")
+        raise JvmSinkError(f"JournalSink writer='jvm' needs sparkjournal's JVM connector on the "
+                           f"session's classpath (a JDK 17+ to build the jar, placed when "
+                           f"sparkjournal.spark is imported before the session starts, or "
+                           f"shipped with spark.jars): {why}; or use writer='python'")
+    return found
+
+
+@functools.cache
+def _writer_in(jvm):
+    """Looked up once per JVM (its classpath does not change while it runs)."""
+    from py4j.java_gateway import JavaClass
+    found = jvm.io.sparkjournal.spark.JvmSinkWrite
+    return found if isinstance(found, JavaClass) else None
+
+
+def _causes(java_exception) -> str:
+    """'Class: message; caused by Class: message' down the cause chain, each
+    message without the stack frames Spark copies into a job's failure."""
+    said = []
+    while java_exception is not None and len(said) < 8:
+        text = java_exception.toString().split("\nDriver stacktrace:", 1)[0]
+        lines = [line for line in text.splitlines() if not _FRAME.match(line)]
+        said.append("\n".join(lines).strip())
+        java_exception = java_exception.getCause()
+    return "; caused by ".join(said)
