@@ -20,12 +20,16 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 
 import pytest
 
 pytest.importorskip("pyspark")
 
+import sparkjournal  # noqa: E402
 from sparkjournal import JournalSink, read_table  # noqa: E402
+from sparkjournal.events.requests import pending  # noqa: E402
+from sparkjournal.journal.lock import LaneLock  # noqa: E402
 from sparkjournal.events.commit_log import CommitLog  # noqa: E402
 from sparkjournal.events.visible_events import lanes_of  # noqa: E402
 from sparkjournal.spark import jvm_build, jvm_sink  # noqa: E402
@@ -152,11 +156,16 @@ def test_task_failing_on_first_attempt_is_retried_and_batch_lands_once(jvm_spark
     assert sink.history[0].tasks == 2 and sink.history[0].rows == 1000
     decision = CommitLog(os.path.join(path, "_commits")).decision("q", 0)
     assert len(decision.txs) == 2 and decision.rows == 1000
-    # A JVM task closes its lane: the driver resolved every lane at once, the failed
-    # attempt's PREPARE (afterPrepare) with a ROLLBACK as the decision leaves it out.
-    assert [fate for _xid, fate in prepared_in_lanes(path) if fate is not Outcome.COMMITTED] == []
+    left = prepared_in_lanes(path)
+    assert {fate for _xid, fate in left} <= {Outcome.COMMITTED, Outcome.ABORTED}
+    assert [(x.partition, x.attempt) for x, fate in left if fate is Outcome.ABORTED] in (
+        [], [(0, 0)]), "only the failed attempt may be aborted (where a writer still holds it)"
     sink(events(spark, 1000, 10), 1)
     assert ids_of(path) == list(range(1010))
+    # The next batch's tasks took the writers kept for their lanes (or the driver reached a
+    # free lane): batch 0's PREPAREs are ended; only batch 1's, decided, wait for a writer.
+    assert [(x.batch, fate) for x, fate in prepared_in_lanes(path)
+            if x.batch != 1 or fate is not Outcome.COMMITTED] == []
 
 
 def test_jvm_writer_without_the_connector_names_what_is_needed(monkeypatch):
@@ -177,3 +186,29 @@ def test_format_writer_refuses_writer_jvm(spark, tmp_path):
     with pytest.raises(Exception, match="foreachBatch sink only"):
         spark.range(3).write.format("sparkjournal").option("writer", "jvm").mode("append") \
             .save(str(tmp_path / "journal"))
+
+
+def test_jvm_tasks_keep_their_lanes_across_batches_and_give_them_up_to_requests_or_idleness(
+        jvm_spark, tmp_path):
+    spark = jvm_spark
+    path = str(tmp_path / "journal")
+    sink = JournalSink(path, txnAppId="q", writer="jvm", smallBatchRows=0, laneIdleTimeout="10s")
+    sink(events(spark, 0, 500, partitions=1), 0)
+    held = os.path.join(path, "lane-000")
+    assert lanes_of(path) == [held]
+    assert not LaneLock(held).try_acquire(), "the task's writer keeps its lane for the next task"
+    report = sparkjournal.delete(spark, path, "id < 10")       # the lane is busy: a request
+    assert report.rows == 10 and report.pending_lanes == [held] and pending(held)
+    sink(events(spark, 500, 500, partitions=1), 1)
+    # the next task found the request, gave the lane up to maintenance and wrote elsewhere
+    assert sorted(lanes_of(path)) == [held, os.path.join(path, "lane-001")]
+    free = LaneLock(held)
+    assert free.try_acquire(), "a lane with a request waiting stays held by the JVM"
+    free.release()
+    assert ids_of(path) == list(range(10, 1000))
+    deadline = time.monotonic() + 40
+    idle = LaneLock(os.path.join(path, "lane-001"))
+    while not idle.try_acquire():                    # laneIdleTimeout: released by the reaper
+        assert time.monotonic() < deadline, "an idle writer kept its lane past laneIdleTimeout"
+        time.sleep(0.2)
+    idle.release()

@@ -33,9 +33,10 @@ import java.util.logging.Logger;
  * only restate the commit log, so losing them changes nothing; the next
  * writer of the lane writes them again.
  *
- * <p>The prepared transactions are those the appender's open found
- * ({@link LaneAppender#preparedAtOpen}); the caller holds the lane's writer
- * lock, so nothing else ends or prepares one in between.
+ * <p>The prepared transactions are the appender's ({@link LaneAppender#prepared}:
+ * those its open found and those prepared since, by earlier tasks that used
+ * the same writer); the caller holds the lane's writer lock, so nothing else
+ * ends or prepares one in between.
  */
 public final class PreparedEnding {
 
@@ -48,14 +49,14 @@ public final class PreparedEnding {
     private PreparedEnding() {
     }
 
-    /** Ends the decided ones of the transactions {@code appender}'s lane held prepared at its
-     *  open ({@code node}, {@code lane} name it in decisions); see the class. */
+    /** Ends the decided ones of {@code appender}'s prepared transactions ({@code node},
+     *  {@code lane} name its lane in decisions); see the class. */
     public static Result end(LaneAppender appender, String node, String lane, Resolver resolver)
             throws IOException {
         List<Long> committed = new ArrayList<>();
         List<Long> rolledBack = new ArrayList<>();
         List<Long> pending = new ArrayList<>();
-        for (Map.Entry<Long, byte[]> tx : appender.preparedAtOpen().entrySet()) {
+        for (Map.Entry<Long, byte[]> tx : appender.prepared().entrySet()) {
             long txId = tx.getKey();
             byte[] xid = tx.getValue();
             BatchXid batch = BatchXid.decode(xid);

@@ -157,6 +157,13 @@ public final class RootLanes {
      */
     public static Opened openWriter(Path root, String node, AppendConfig config)
             throws IOException {
+        return openWriter(root, node, config, lane -> false);
+    }
+
+    /** {@link #openWriter(Path, String, AppendConfig)}, passing over the existing lanes
+     *  {@code avoid} names while a later lane (a new one at worst) can be had. */
+    public static Opened openWriter(Path root, String node, AppendConfig config,
+                                    java.util.function.Predicate<Path> avoid) throws IOException {
         for (int number = 0; number < MAX_LANES; number++) {
             String name = String.format("lane-%03d", number);
             Path lane = root.resolve(name);
@@ -170,6 +177,9 @@ public final class RootLanes {
             try {
                 Files.createDirectory(lane, DIR_MODE);
             } catch (FileAlreadyExistsException exists) {
+                if (number + 1 < MAX_LANES && avoid.test(lane)) {
+                    continue;                            // passed over while a later lane can be had
+                }
                 // an existing lane: its lock decides
             }
             LaneWriterLock lock = LaneWriterLock.tryAcquire(lane);

@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -26,8 +25,9 @@ import java.util.logging.Logger;
  * task's XID ({@link XidEncoder}) synced, and returns the commit message,
  * field for field what {@code TaskMessage.to_json} makes (tx, records, rows,
  * bytes; write_ms the time spent appending, prepare_ms the PREPARE's append
- * and sync). The lane is closed (appender synced and closed, lock released)
- * before it returns or throws.
+ * and sync). The lane's writer goes back to this JVM's pool when the task
+ * succeeded (the next task on this root takes it with no load,
+ * {@link LaneWriters}), and is closed when it failed.
  *
  * <p>Crash behaviour: killed before the PREPARE is durable, the transaction is
  * open and the lane's next writer (Python or JVM) rolls it back at its open;
@@ -38,9 +38,10 @@ import java.util.logging.Logger;
  *
  * <p>Not done here, unlike Python: addressFullPolicy with a size limit, large
  * records, non-default modes (refused up front: the Python path must be used),
- * carrying out the lane's pending maintenance requests (deletes, pages; left
- * for the lane's next Python writer or maintenance's apply_now, readers apply
- * pending deletes meanwhile), keeping the lane open across tasks.
+ * carrying out the lane's pending maintenance requests (deletes, pages: a
+ * writer that finds some in its lane gives the lane up to maintenance and
+ * writes elsewhere, {@link LaneWriters}; readers apply pending deletes
+ * meanwhile).
  */
 public final class TaskWrite {
 
@@ -97,27 +98,20 @@ public final class TaskWrite {
         try {
             Path root = RootLanes.resolveRoot(plan.path(), host, executorId);
             RootLanes.ensureRoot(root, options.createDirs());
-            opened = RootLanes.openWriter(root, RootLanes.nodeId(root, host), options.appendConfig());
+            opened = LaneWriters.take(root, RootLanes.nodeId(root, host), options.appendConfig());
         } catch (IOException | RuntimeException error) {
             throw new SinkTaskException(where + ": cannot open a lane of " + plan.path() + ": "
                     + error.getMessage(), error);
         }
-        Map<String, Object> message = null;
+        Map<String, Object> message;
         try {
             message = writePrepared(opened, plan, identity, bodies, resolver, host,
                     where + ", lane " + opened.directory());
-        } finally {
-            try {
-                opened.close();
-            } catch (IOException | RuntimeException closing) {
-                if (message == null) {
-                    throw closing;
-                }
-                // The PREPARE was synced before: the message stands.
-                LOG.log(Level.WARNING, "closing lane " + opened.directory() + " after its PREPARE",
-                        closing);
-            }
+        } catch (IOException | RuntimeException | Error failed) {
+            LaneWriters.drop(opened);
+            throw failed;
         }
+        LaneWriters.give(opened, options.appendConfig(), options.laneIdleNanos());
         return message;
     }
 

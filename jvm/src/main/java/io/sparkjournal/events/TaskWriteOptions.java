@@ -15,7 +15,8 @@ import java.util.TreeMap;
  * of another kind is refused naming it. Each option is one of:
  * <ul>
  *   <li>the appender's own (fileSize, bufferSize, deviceBlockSize, maxIO,
- *       userVersion): given to {@link AppendConfig};</li>
+ *       userVersion): given to {@link AppendConfig}; createDirs; laneIdleTimeout
+ *       (ns), how long an idle writer keeps its lane ({@link LaneWriters});</li>
  *   <li>one the JVM writer does not enforce yet, accepted only at the value
  *       that asks for nothing (maxSizeBytes and maxRootSizeBytes -1, so no
  *       addressFullPolicy can take effect; largeRecordSize 0; dirMode 0750;
@@ -26,7 +27,7 @@ import java.util.TreeMap;
  *       until it is placed in one of these sets.</li>
  * </ul>
  */
-public record TaskWriteOptions(AppendConfig appendConfig, boolean createDirs) {
+public record TaskWriteOptions(AppendConfig appendConfig, boolean createDirs, long laneIdleNanos) {
 
     private static final Set<String> APPENDER = Set.of("fileSize", "bufferSize", "deviceBlockSize",
             "maxIO", "userVersion");
@@ -37,7 +38,9 @@ public record TaskWriteOptions(AppendConfig appendConfig, boolean createDirs) {
             "bufferTimeout", "compactMinFiles", "compactPercentage", "checksum",
             "checkForCorruptFiles", "archive", "archiveDirectory", "lockWait", "recover",
             "retention", "addressFullPolicy", "pageSizeBytes", "maintenancePriority",
-            "maintenanceBytesPerSecond", "laneIdleTimeout");
+            "maintenanceBytesPerSecond");
+    /** laneIdleTimeout's default, ns: how long an idle writer keeps its lane (LaneWriters). */
+    private static final long IDLE_NANOS = 60_000_000_000L;
     /** Not enforced by the JVM writer: the one value each may have here. */
     private static final Map<String, Long> ONLY_AT = Map.of("maxSizeBytes", -1L,
             "maxRootSizeBytes", -1L, "largeRecordSize", 0L, "dirMode", 0750L, "fileMode", 0640L);
@@ -48,6 +51,7 @@ public record TaskWriteOptions(AppendConfig appendConfig, boolean createDirs) {
         Map<String, Object> appender = new TreeMap<>();
         StringBuilder refused = new StringBuilder();
         boolean createDirs = true;
+        long idleNanos = IDLE_NANOS;
         for (Map.Entry<String, ?> option : new TreeMap<>(resolved).entrySet()) {
             String key = option.getKey();
             Object value = option.getValue();
@@ -59,6 +63,8 @@ public record TaskWriteOptions(AppendConfig appendConfig, boolean createDirs) {
                             .append(key.endsWith("Mode") ? "0" + Long.toOctalString(integer(key, value))
                                     : value);
                 }
+            } else if (key.equals("laneIdleTimeout")) {
+                idleNanos = integer(key, value);
             } else if (key.equals("createDirs")) {
                 if (!(value instanceof Boolean flag)) {
                     throw unresolved(key, value);
@@ -76,7 +82,7 @@ public record TaskWriteOptions(AppendConfig appendConfig, boolean createDirs) {
                     + " records, folder and file modes): write this journal with the Python task"
                     + " writer (sparkjournal.spark.lane_writer), which does");
         }
-        return new TaskWriteOptions(AppendConfig.fromOptions(appender), createDirs);
+        return new TaskWriteOptions(AppendConfig.fromOptions(appender), createDirs, idleNanos);
     }
 
     private static long integer(String key, Object value) {

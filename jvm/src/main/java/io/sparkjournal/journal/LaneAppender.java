@@ -70,7 +70,7 @@ public final class LaneAppender implements AutoCloseable {
     private final ReplayState state;          // only its id watermarks are kept current
     private final LoadReport loadReport;
     private final List<Long> rolledBack;
-    private final Map<Long, byte[]> preparedAtOpen;
+    private final Map<Long, byte[]> prepared = new LinkedHashMap<>();   // tx id -> XID
 
     private LaneAppender(Path lane, AppendConfig config, AppendStart.Start start,
                          RecordWriter writer) {
@@ -81,13 +81,11 @@ public final class LaneAppender implements AutoCloseable {
         this.txs = OpenTxs.from(state);
         this.loadReport = start.report();
         this.rolledBack = Collections.unmodifiableList(txs.unprepared());
-        Map<Long, byte[]> prepared = new LinkedHashMap<>();
         for (ReplayState.Tx tx : state.txs.values()) {
             if (tx.prepared) {
                 prepared.put(tx.txId, tx.xid.clone());
             }
         }
-        this.preparedAtOpen = Collections.unmodifiableMap(prepared);
     }
 
     /** Opens the lane at {@code lane} for appending (see the class); creates the folder
@@ -140,18 +138,21 @@ public final class LaneAppender implements AutoCloseable {
         checkTxId(txId);
         txs.checkPrepare(txId);
         append(Layout.PREPARE, 0, txId, 0, ByteBuffer.wrap(xid), sync);
+        prepared.put(txId, xid.clone());
     }
 
     /** COMMIT of an open transaction; its records are live once this is durable. */
     public synchronized void commit(long txId, boolean sync) throws IOException {
         txs.checkEnd(txId);
         append(Layout.COMMIT, 0, txId, 0, ByteBuffer.allocate(0), sync);
+        prepared.remove(txId);
     }
 
     /** ROLLBACK of an open transaction. */
     public synchronized void rollback(long txId, boolean sync) throws IOException {
         txs.checkEnd(txId);
         append(Layout.ROLLBACK, 0, txId, 0, ByteBuffer.allocate(0), sync);
+        prepared.remove(txId);
     }
 
     /** A record id above every one the lane holds or handed out (not written anywhere until
@@ -184,10 +185,11 @@ public final class LaneAppender implements AutoCloseable {
         return rolledBack;
     }
 
-    /** The transactions the lane held prepared when {@link #open} loaded it, tx id to XID,
-     *  in the order they began (the XID arrays are the caller's: not copied again). */
-    public Map<Long, byte[]> preparedAtOpen() {
-        return preparedAtOpen;
+    /** The lane's prepared transactions with no outcome yet, tx id to XID, in the order
+     *  they were prepared: those the load at {@link #open} found, then those prepared
+     *  since; a copy. */
+    public synchronized Map<Long, byte[]> prepared() {
+        return new LinkedHashMap<>(prepared);
     }
 
     /** What the load at {@link #open} found (a torn tail, prepared transactions, ...). */
