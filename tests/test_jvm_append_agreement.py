@@ -282,8 +282,11 @@ def test_records_and_headers_are_python_s_bytes(tool, tmp_path):
         previous = data
 
 
+# A call another thread's call interrupts in strace's output is printed "<unfinished ...>"
+# (the file being made ahead is written by a thread of its own): taken at its start,
+# which for one thread is its place among that thread's calls.
 STRACE_LINE = re.compile(r"^\d+\s+(pwrite64|fdatasync|fsync)\(\d+<([^>]*)>"
-                         r"(?:, \"\"\.\.\., (\d+), (\d+))?\)\s+= (-?\d+)")
+                         r"(?:, \"\"\.\.\., (\d+), (\d+))?(?:\)\s+= (-?\d+)| <unfinished \.\.\.>)")
 
 
 @pytest.mark.skipif(shutil.which("strace") is None, reason="no strace here")
@@ -319,7 +322,7 @@ def test_writes_stay_in_the_sync_window_and_a_file_is_synced_before_the_next(too
                 alone_in = None if alone_in == path else alone_in
                 continue
             length, offset = int(length), int(offset)
-            assert int(result) == length and length % 512 == 0 and offset % 512 == 0, line
+            assert result in (None, str(length)) and length % 512 == 0 and offset % 512 == 0, line
             assert alone_in is None, f"a write before the sync of a record written alone: {line}"
             if last_file not in (None, path):
                 assert unsynced[last_file] == 0, f"{last_file} not synced before {line}"

@@ -6,6 +6,8 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 
 /**
  * The data files a {@link LaneAppender} writes: the current one, the free
@@ -18,6 +20,10 @@ import java.util.List;
  * number is above every number of a data file name in the lane folder,
  * {@code .tmp} and {@code .cmp} debris and files the load skipped included,
  * so a new file never replaces one on disk.
+ *
+ * <p>When a roll takes the last free file, the next one is made ahead in a
+ * thread (a fresh name and id reserved at once), as Python's next_file.py
+ * does: zero-filling fileSize bytes stays off the append path.
  *
  * <p>Crash behaviour: {@link #create} makes a file durable under its final
  * name before it is used (DataFileMaker). {@link #roll} only decides the
@@ -49,6 +55,7 @@ final class LanePool {
     private long nextId;
     private long nextNumber;
     private final Watermark watermark;
+    private FutureTask<PoolFile> ahead;   // the next file, being made while the current fills
 
     /**
      * @param free        files to roll into, in the order they are taken (the lowest id first)
@@ -80,13 +87,54 @@ final class LanePool {
      * roll enters it); not put in the pool.
      */
     PoolFile create() throws IOException {
+        return reserve().make();
+    }
+
+    /** A file reserved by {@link #reserve}, made by {@link #make}. */
+    @FunctionalInterface
+    private interface Reserved {
+        PoolFile make() throws IOException;
+    }
+
+    /** A fresh name, id and header for {@link #create}, taken now (under the caller's
+     *  order); the file is made when the returned task runs, in any thread. */
+    private Reserved reserve() {
         Path path = lane.resolve(DataFileMaker.name(nextNumber++));
         long fileId = nextId++;
         ByteBuffer header = HeaderEncoder.forAppending(config.userVersion(), fileId,
                 config.fileSize(), config.blockSize(), config.syncWindow(), 0, 0,
                 watermark.maxRecordId(), watermark.maxTxId()).encode();
-        DataFileMaker.create(path, header, config.fileSize());
-        return new PoolFile(path, fileId, config.fileSize());
+        long size = config.fileSize();
+        return () -> {
+            DataFileMaker.create(path, header, size);
+            return new PoolFile(path, fileId, size);
+        };
+    }
+
+    /**
+     * Waits for a file being made ahead (see {@link #roll}); a writer never lets its
+     * lane go with one half made. Idempotent.
+     */
+    void close() {
+        takeAhead();
+    }
+
+    /** The file made ahead, or null if none was started or making it failed (the roll
+     *  then makes one itself and meets the error, e.g. a full disk). */
+    private PoolFile takeAhead() {
+        FutureTask<PoolFile> made = ahead;
+        ahead = null;
+        if (made == null) {
+            return null;
+        }
+        try {
+            return made.get();
+        } catch (ExecutionException failed) {
+            return null;
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
     }
 
     /**
@@ -97,7 +145,23 @@ final class LanePool {
      * the current file. Nothing is written to it here.
      */
     Rolled roll(long sealedEnd) throws IOException {
-        PoolFile next = free.isEmpty() ? create() : free.pollFirst();
+        PoolFile next = free.pollFirst();
+        if (next == null) {
+            next = takeAhead();
+        }
+        if (next == null) {
+            next = create();
+        }
+        if (free.isEmpty()) {
+            // Python's next_file.py: the file after this one is zero-filled in a thread of
+            // its own while this one fills, not at the next roll, on the append path.
+            Reserved reserved = reserve();
+            FutureTask<PoolFile> making = new FutureTask<>(reserved::make);
+            Thread maker = new Thread(making, "sparkjournal-next-file");
+            maker.setDaemon(true);
+            maker.start();
+            ahead = making;
+        }
         long fileId = nextId++;
         ByteBuffer header = HeaderEncoder.forAppending(config.userVersion(), fileId,
                 next.fileSize(), config.blockSize(), config.syncWindow(), current.fileId(),

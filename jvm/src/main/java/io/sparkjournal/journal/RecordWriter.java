@@ -49,6 +49,7 @@ final class RecordWriter {
     private final int block;
     private final long window;
     private final ByteBuffer buffer;
+    private ByteBuffer stage;      // records written alone, reused: grown when one needs more
     private FileChannel out;
     private long filePos;          // where buffer[0] lands in the current file; block aligned
     private int fill;              // bytes of records in the buffer
@@ -134,6 +135,7 @@ final class RecordWriter {
             }
         } finally {
             closed = true;
+            pool.close();
             out.close();
         }
     }
@@ -175,13 +177,19 @@ final class RecordWriter {
         }
         long offset = filePos;
         int length = alignUp(size, block);
-        ByteBuffer stage = ByteBuffer.allocateDirect(length);
+        if (stage == null || stage.capacity() < length) {
+            stage = ByteBuffer.allocateDirect(Math.max(length, stage == null ? 0 : 2 * stage.capacity()));
+        }
+        stage.clear().limit(length);
+        for (int i = alignDown(size, 8); i < length; i++) {
+            stage.put(i, (byte) 0);                    // the padding: the stage is reused
+        }
         encoder.encode(stage, 0, fileId());
         pending = true;
         dataEnd = offset + size;
         filePos = offset + length;
         try {
-            DataFileMaker.writeFully(out, stage, offset);
+            DataFileMaker.writeFully(out, stage.duplicate().position(0).limit(length), offset);
             out.force(false);
         } catch (IOException failed) {
             throw poison(failed);
@@ -262,6 +270,10 @@ final class RecordWriter {
     private IOException poison(IOException failed) {
         failure = failed;
         return failed;
+    }
+
+    private static int alignDown(int value, int alignment) {
+        return value / alignment * alignment;
     }
 
     private static int alignUp(int value, int alignment) {

@@ -4,12 +4,14 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sparkjournal.events.ArrowBytes;
+import io.sparkjournal.events.BodyBuffer;
 import io.sparkjournal.events.EventsBodyWriter;
 import io.sparkjournal.events.TaskWrite;
 import io.sparkjournal.events.TaskWriteOptions;
 import io.sparkjournal.format.Layout;
 import java.io.IOException;
 import java.io.Serializable;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.Collections;
 import java.util.HashMap;
@@ -198,6 +200,7 @@ public final class JvmSinkWrite {
         private int step;                     // rows per piece of this chunk
         private long handedOut;               // rows in bodies handed out
         private TaskWrite.Body next;
+        private final BodyBuffer bodies;      // TaskWrite copies a body before asking for the next
 
         Bodies(VectorSchemaRoot root, Iterator<InternalRow> rows, Plan plan,
                TaskWrite.Identity identity, String inject) {
@@ -207,6 +210,7 @@ public final class JvmSinkWrite {
             this.plan = plan;
             this.identity = identity;
             this.inject = inject;
+            this.bodies = new BodyBuffer((int) Math.min(plan.maxBody(), 64 << 20));
         }
 
         @Override
@@ -218,9 +222,14 @@ public final class JvmSinkWrite {
                     for (FieldVector vector : root.getFieldVectors()) {
                         bytes += ArrowBytes.of(vector, start, length);
                     }
-                    byte[] body = EventsBodyWriter.body(root, start, length, plan.query(),
-                            plan.batch());
-                    next = new TaskWrite.Body(ByteBuffer.wrap(body), length, bytes);
+                    bodies.clear();
+                    try {
+                        EventsBodyWriter.write(root, start, length, plan.query(), plan.batch(),
+                                bodies);
+                    } catch (IOException impossible) {             // it writes to memory
+                        throw new UncheckedIOException(impossible);
+                    }
+                    next = new TaskWrite.Body(bodies.body(), length, bytes);
                     start += length;
                     handedOut += length;
                 } else if (rows.hasNext()) {
