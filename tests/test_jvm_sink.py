@@ -49,7 +49,8 @@ COLUMNS = ("id", "timestamp_seconds(id) as ts", "if(id % 3 = 0, null, concat('k'
 def jvm_spark(spark):
     """The shared session, with the connector's JvmSinkWrite on its classpath."""
     if jvm_sink._writer_in(spark._jvm) is None:
-        pytest.skip(f"no JvmSinkWrite in this session: {jvm_build.jvm_unavailable()}")
+        pytest.skip(f"no JvmSinkWrite on the SparkSession's classpath: "
+                    f"{jvm_build.jvm_unavailable()}")
     return spark
 
 
