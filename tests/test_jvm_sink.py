@@ -101,7 +101,7 @@ def test_stream_written_by_jvm_tasks_lands_each_event_once_and_says_so(jvm_spark
     assert sink.history[-1].skipped
     plan = WritePlan(path, sink.journal_options, sink.committer.log_uri, "q", 0,
                      sink.committer.log.log_id())
-    assert jvm_write(events(spark, 0, 1500), plan, sink.journal_options) == []
+    assert jvm_write(events(spark, 0, 1500), plan, sink.committer.config) == []
     assert {lane: sorted(os.listdir(lane)) for lane in lanes_of(path)} == lanes
     assert ids_of(path) == list(range(4500))
 

@@ -6,7 +6,7 @@ costs. The driver's half (committer.py) is the same for both writers: the
 messages the JVM tasks return are ``TaskMessage``s field for field.
 
 The plan crosses py4j as JSON, its journal options RESOLVED
-(``dataclasses.asdict(load_config(...))``: the JVM never parses "64k" again).
+(``dataclasses.asdict`` of the JournalConfig: the JVM never parses "64k" again).
 The JVM refuses, before any task runs, journal options it does not enforce
 (size limits behind addressFullPolicy, large records, other folder or file
 modes) and column types it cannot convert; those journals need
@@ -24,7 +24,6 @@ import json
 import logging
 import re
 
-from ..config import load_config
 from .jvm_build import jvm_unavailable
 from .lane_writer import SinkTaskError, WritePlan
 from .task_message import TaskMessage
@@ -40,15 +39,17 @@ class JvmSinkError(SinkTaskError):
     message, no py4j stack."""
 
 
-def jvm_write(df, plan: WritePlan, journal_options, timezone: str | None = None) -> list[TaskMessage]:
+def jvm_write(df, plan: WritePlan, config, timezone: str | None = None) -> list[TaskMessage]:
     """The batch ``df`` written by JVM tasks under ``plan`` (query and batch
-    known); the commit messages of the tasks that wrote, for the committer."""
+    known) and the journal's ``config`` (a JournalConfig, resolved once by the
+    sink's committer); the commit messages of the tasks that wrote, for the
+    committer."""
     writer = jvm_writer(df)
     if timezone is None:
         timezone = df.sparkSession.conf.get("spark.sql.session.timeZone")
     text = json.dumps({
         "path": plan.path,
-        "options": dataclasses.asdict(load_config(dict(journal_options))),
+        "options": dataclasses.asdict(config),
         "log_uri": plan.log_uri, "log_id": plan.log_id,
         "query": plan.query, "batch": plan.batch, "timezone": timezone})
     from py4j.protocol import Py4JJavaError

@@ -148,7 +148,7 @@ class JournalSink:
                 messages = [message] if message is not None else []
                 metrics.on_driver = True
             elif self.jvm:
-                messages = jvm_write(df, plan, self.journal_options, timezone)
+                messages = jvm_write(df, plan, self.committer.config, timezone)
                 metrics.jvm = True
             else:
                 rows = df.mapInArrow(arrow_task(plan), message_ddl()).collect()

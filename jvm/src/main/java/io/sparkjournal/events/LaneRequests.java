@@ -56,17 +56,7 @@ public final class LaneRequests {
     public static List<Request> pending(Path lane) throws IOException {
         String root = lane.toString();
         String folder = InsideLane.check(root, REQUESTS, "the lane requests folder");
-        List<String> names = new ArrayList<>();
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(Paths.get(folder))) {
-            for (Path entry : entries) {
-                String name = entry.getFileName().toString();
-                if (name.endsWith(".json")) {
-                    names.add(name);
-                }
-            }
-        } catch (NoSuchFileException absent) {
-            return new ArrayList<>();
-        }
+        List<String> names = names(folder);
         names.sort(PythonRepr::compareCodePoints);
         List<Request> found = new ArrayList<>();
         for (String name : names) {
@@ -102,5 +92,28 @@ public final class LaneRequests {
             found.add(new Request(Paths.get(path), (ObjectNode) request));
         }
         return found;
+    }
+
+    /** Whether {@code lane} has a request not carried out yet (a writer that carries out
+     *  none gives such a lane up to maintenance: LaneWriters); reads no request. */
+    public static boolean waiting(Path lane) throws IOException {
+        return !names(InsideLane.check(lane.toString(), REQUESTS, "the lane requests folder"))
+                .isEmpty();
+    }
+
+    /** The request file names in {@code folder} (events/requests.py: one .json each). */
+    private static List<String> names(String folder) throws IOException {
+        List<String> names = new ArrayList<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(Paths.get(folder))) {
+            for (Path entry : entries) {
+                String name = entry.getFileName().toString();
+                if (name.endsWith(".json")) {
+                    names.add(name);
+                }
+            }
+        } catch (NoSuchFileException absent) {
+            return new ArrayList<>();
+        }
+        return names;
     }
 }

@@ -2,9 +2,6 @@ package io.sparkjournal.events;
 
 import io.sparkjournal.journal.AppendConfig;
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -42,7 +39,6 @@ import java.util.logging.Logger;
 final class LaneWriters {
 
     private static final Logger LOG = Logger.getLogger("sparkjournal.task");
-    private static final String REQUESTS = "requests";
 
     private record Key(Path root, AppendConfig config) {
     }
@@ -58,7 +54,7 @@ final class LaneWriters {
 
     /** A writer of a lane of {@code root} for one task: an idle one whose lane has no
      *  request waiting, else the first free lane without one (a new lane if need be). */
-    static RootLanes.Opened take(Path root, String node, AppendConfig config) throws IOException {
+    static RootLanes.Opened take(Path root, String host, AppendConfig config) throws IOException {
         List<RootLanes.Opened> release = new ArrayList<>();
         RootLanes.Opened found = null;
         synchronized (IDLE) {
@@ -75,7 +71,10 @@ final class LaneWriters {
         for (RootLanes.Opened opened : release) {
             close(opened, "for the maintenance requests waiting in it");
         }
-        return found != null ? found : RootLanes.openWriter(root, node, config,
+        if (found != null) {
+            return found;                 // its node id came with it: NODE_ID is read at an open
+        }
+        return RootLanes.openWriter(root, RootLanes.nodeId(root, host), config,
                 LaneWriters::requestsWaiting);
     }
 
@@ -100,16 +99,13 @@ final class LaneWriters {
         close(opened, "after a failed task");
     }
 
-    /** Whether maintenance left requests in {@code lane} for its writer (a request file in
-     *  requests/). */
+    /** Whether maintenance left requests in {@code lane} for its writer; unsure (the folder
+     *  cannot be read): no, the request's carrier says what is wrong with it. */
     static boolean requestsWaiting(Path lane) {
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(lane.resolve(REQUESTS),
-                "*.json")) {                        // events/requests.py: one file per request
-            return entries.iterator().hasNext();
-        } catch (NoSuchFileException none) {
+        try {
+            return LaneRequests.waiting(lane);
+        } catch (IOException | RuntimeException unknown) {
             return false;
-        } catch (IOException unknown) {
-            return false;                   // a request file is read by its carrier, who says so
         }
     }
 

@@ -1,6 +1,7 @@
 package io.sparkjournal.events;
 
 import io.sparkjournal.journal.AppendConfig;
+import io.sparkjournal.journal.DiskModes;
 import io.sparkjournal.journal.JournalException;
 import io.sparkjournal.journal.LaneAppender;
 import io.sparkjournal.journal.LaneWriterLock;
@@ -12,9 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.FileAttribute;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 import java.util.UUID;
 import java.util.logging.Logger;
@@ -51,10 +49,6 @@ public final class RootLanes {
 
     private static final Logger LOG = Logger.getLogger("sparkjournal.task");
     private static final Pattern WORKER_DIR = Pattern.compile("/app-[0-9]+-[0-9]+/([0-9]+)/?$");
-    private static final FileAttribute<Set<PosixFilePermission>> DIR_MODE =
-            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-x---"));
-    private static final FileAttribute<Set<PosixFilePermission>> FILE_MODE =
-            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r-----"));
     public static final int MAX_LANES = 1024;
 
     /** A lane held for writing: its node root, the lane's name, its lock and its appender.
@@ -130,11 +124,11 @@ public final class RootLanes {
         if (existing != null) {
             return existing;
         }
-        Files.createDirectories(root, DIR_MODE);
+        Files.createDirectories(root, DiskModes.DIR_MODE);
         String ident = hex() + "@" + host;
         Path tmp = root.resolve("." + NodeIds.FILE + "." + hex() + ".tmp");
         try (FileChannel out = FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE_NEW,
-                StandardOpenOption.WRITE), FILE_MODE)) {
+                StandardOpenOption.WRITE), DiskModes.FILE_MODE)) {
             out.write(java.nio.ByteBuffer.wrap((ident + "\n").getBytes(StandardCharsets.UTF_8)));
             out.force(true);
         }
@@ -145,7 +139,7 @@ public final class RootLanes {
         } finally {
             Files.deleteIfExists(tmp);
         }
-        syncFolder(root);
+        DiskModes.syncFolder(root);
         return NodeIds.read(root);
     }
 
@@ -175,7 +169,7 @@ public final class RootLanes {
                         + "by the folder it points to, or remove it");
             }
             try {
-                Files.createDirectory(lane, DIR_MODE);
+                Files.createDirectory(lane, DiskModes.DIR_MODE);
             } catch (FileAlreadyExistsException exists) {
                 if (number + 1 < MAX_LANES && avoid.test(lane)) {
                     continue;                            // passed over while a later lane can be had
@@ -213,14 +207,9 @@ public final class RootLanes {
             throw new EventsException("journal root " + root + " does not exist and createDirs "
                     + "is false; create it or set createDirs=true");
         }
-        Files.createDirectories(root, DIR_MODE);
+        Files.createDirectories(root, DiskModes.DIR_MODE);
     }
 
-    private static void syncFolder(Path folder) throws IOException {
-        try (FileChannel dir = FileChannel.open(folder, StandardOpenOption.READ)) {
-            dir.force(true);
-        }
-    }
 
     private static String hex() {
         return UUID.randomUUID().toString().replace("-", "");

@@ -98,7 +98,7 @@ public final class TaskWrite {
         try {
             Path root = RootLanes.resolveRoot(plan.path(), host, executorId);
             RootLanes.ensureRoot(root, options.createDirs());
-            opened = LaneWriters.take(root, RootLanes.nodeId(root, host), options.appendConfig());
+            opened = LaneWriters.take(root, host, options.appendConfig());
         } catch (IOException | RuntimeException error) {
             throw new SinkTaskException(where + ": cannot open a lane of " + plan.path() + ": "
                     + error.getMessage(), error);

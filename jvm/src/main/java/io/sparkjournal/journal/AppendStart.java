@@ -156,7 +156,7 @@ final class AppendStart {
             }
         }
         if (removed) {
-            DataFileMaker.syncFolder(lane);
+            DiskModes.syncFolder(lane);
         }
     }
 

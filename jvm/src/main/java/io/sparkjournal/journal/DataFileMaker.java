@@ -8,8 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.FileAttribute;
-import java.nio.file.attribute.PosixFilePermissions;
 
 /**
  * Makes data files as Python's {@code files_io.create_zero_filled} does, and
@@ -27,8 +25,6 @@ final class DataFileMaker {
 
     /** Zeros are written this much at a time. */
     private static final int ZERO_CHUNK = 1 << 20;
-    private static final FileAttribute<?> FILE_MODE =
-            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r-----"));
 
     private DataFileMaker() {
     }
@@ -75,7 +71,7 @@ final class DataFileMaker {
         Path tmp = path.resolveSibling(path.getFileName() + ".tmp");
         try {
             try (FileChannel out = FileChannel.open(tmp, java.util.Set.of(StandardOpenOption.CREATE,
-                    StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING), FILE_MODE)) {
+                    StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING), DiskModes.FILE_MODE)) {
                 ByteBuffer block = ByteBuffer.allocate(Layout.FILE_HEADER_SIZE);
                 block.put(header.duplicate()).clear();
                 writeFully(out, block, 0);
@@ -91,17 +87,9 @@ final class DataFileMaker {
             Files.deleteIfExists(tmp);
             throw new IOException("creating the data file " + path + ": " + failed, failed);
         }
-        syncFolder(path.getParent());
+        DiskModes.syncFolder(path.getParent());
     }
 
-    /** Makes creates, renames and removals in {@code folder} durable (fsync of the folder). */
-    static void syncFolder(Path folder) throws IOException {
-        try (FileChannel dir = FileChannel.open(folder, StandardOpenOption.READ)) {
-            dir.force(true);
-        } catch (IOException failed) {
-            throw new IOException("syncing the directory " + folder + ": " + failed, failed);
-        }
-    }
 
     /** Writes all of {@code data} (position to limit) at {@code offset}; moves its position. */
     static void writeFully(FileChannel out, ByteBuffer data, long offset) throws IOException {

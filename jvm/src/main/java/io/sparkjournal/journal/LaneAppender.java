@@ -7,7 +7,6 @@ import java.nio.ByteBuffer;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -92,8 +91,7 @@ public final class LaneAppender implements AutoCloseable {
      *  (mode 0750 less the umask) if it does not exist. */
     public static LaneAppender open(Path lane, AppendConfig config) throws IOException {
         if (!Files.isDirectory(lane)) {
-            Files.createDirectories(lane, PosixFilePermissions.asFileAttribute(
-                    PosixFilePermissions.fromString("rwxr-x---")));
+            Files.createDirectories(lane, DiskModes.DIR_MODE);
         }
         createFileSetLock(lane);
         AppendStart.Start start = AppendStart.prepare(lane, config);
@@ -261,8 +259,7 @@ public final class LaneAppender implements AutoCloseable {
         Path lock = lane.resolve(FileSetLock.NAME);
         if (!Files.exists(lock)) {
             try {
-                Files.createFile(lock, PosixFilePermissions.asFileAttribute(
-                        PosixFilePermissions.fromString("rw-r-----")));
+                Files.createFile(lock, DiskModes.FILE_MODE);
             } catch (FileAlreadyExistsException raced) {
                 // another process made it meanwhile
             }

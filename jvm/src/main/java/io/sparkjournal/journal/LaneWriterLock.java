@@ -8,9 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.FileAttribute;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.Set;
@@ -51,8 +48,6 @@ public final class LaneWriterLock implements AutoCloseable {
     private static final Set<Path> HELD = new HashSet<>();
     private static final Set<StandardOpenOption> OPEN = EnumSet.of(
             StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
-    private static final FileAttribute<Set<PosixFilePermission>> FILE_MODE =
-            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r-----"));
 
     private final Path key;
     private final FileChannel channel;
@@ -75,7 +70,7 @@ public final class LaneWriterLock implements AutoCloseable {
             if (HELD.contains(realPath(lane, lock))) {
                 return null;
             }
-            FileChannel channel = FileChannel.open(lock, OPEN, FILE_MODE);
+            FileChannel channel = FileChannel.open(lock, OPEN, DiskModes.FILE_MODE);
             try {
                 FileLock held = channel.tryLock(0, Long.MAX_VALUE, false);
                 if (held == null) {
