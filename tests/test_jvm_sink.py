@@ -163,8 +163,9 @@ def test_task_failing_on_first_attempt_is_retried_and_batch_lands_once(jvm_spark
         [], [(0, 0)]), "only the failed attempt may be aborted (where a writer still holds it)"
     sink(events(spark, 1000, 10), 1)
     assert ids_of(path) == list(range(1010))
-    # The next batch's tasks took the writers kept for their lanes (or the driver reached a
-    # free lane): batch 0's PREPAREs are ended; only batch 1's, decided, wait for a writer.
+    # Batch 1's two tasks took the (at most two) writers kept for batch 0's lanes, oldest first,
+    # so each kept lane was touched even if the tasks ran one after the other; a lane not kept
+    # was free for the driver. Batch 0's PREPAREs are ended; only batch 1's wait for a writer.
     assert [(x.batch, fate) for x, fate in prepared_in_lanes(path)
             if x.batch != 1 or fate is not Outcome.COMMITTED] == []
 

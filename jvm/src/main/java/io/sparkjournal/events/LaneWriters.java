@@ -20,7 +20,11 @@ import java.util.logging.Logger;
  * back when its PREPARE is durable, so the next task pays no lane load (a
  * load checks every record's CRC: its cost grows with the lane). The JVM runs
  * several tasks at once, so each root has a pool of idle writers, one lane
- * each; a writer is never shared by two tasks.
+ * each; a writer is never shared by two tasks. Idle writers are taken oldest
+ * first: a root's kept writers take turns, so a batch that runs as many tasks
+ * as there are kept writers touches every kept lane and ends the PREPAREs
+ * decided there, even when its tasks run one after another (the driver cannot
+ * end them: a lane held by an idle writer is out of its reach).
  *
  * <p>A lane held by an idle writer is closed to everyone else: maintenance
  * cannot carry out its requests there (deletes, pages), which the JVM writer
@@ -60,7 +64,7 @@ final class LaneWriters {
         synchronized (IDLE) {
             Deque<Idle> idle = IDLE.get(new Key(root, config));
             while (found == null && idle != null && !idle.isEmpty()) {
-                RootLanes.Opened candidate = idle.pop().opened();
+                RootLanes.Opened candidate = idle.pollFirst().opened();
                 if (requestsWaiting(candidate.directory())) {
                     release.add(candidate);
                 } else {
@@ -83,7 +87,7 @@ final class LaneWriters {
     static void give(RootLanes.Opened opened, AppendConfig config, long idleNanos) {
         synchronized (IDLE) {
             IDLE.computeIfAbsent(new Key(opened.root(), config), key -> new ArrayDeque<>())
-                    .push(new Idle(opened, System.nanoTime(), idleNanos));
+                    .addLast(new Idle(opened, System.nanoTime(), idleNanos));
             if (reaper == null) {
                 reaper = new Thread(LaneWriters::releaseIdle, "sparkjournal-lane-reaper");
                 reaper.setDaemon(true);
