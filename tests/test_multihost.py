@@ -125,6 +125,21 @@ def written(bed):
             "all_ids": sorted(ids + expected_ids(on_host[0], 3_000_000))}
 
 
+def test_jvm_writer_lands_lanes_on_every_host_and_reads_back_each_event_once(bed):
+    """writer="jvm": the executors' JVMs resolve each host's root and node id
+    themselves and read the shared commit log to end what the driver decided."""
+    stream, read = drive(bed, "jvmwriter", [
+        {"do": "stream", "batches": 3, "rows": ROWS, "query": "jvmwriter", "writer": "jvm"},
+        {"do": "read"}])
+    assert "error" not in stream and "error" not in read, (stream, read)
+    assert len(stream["decided"]) >= 3 and read["ids"] == expected_ids(stream)
+    hosts = {host for host in bed.host_names if lanes_on(bed, host, "jvmwriter")}
+    assert hosts == set(bed.host_names), f"lanes only on {hosts}"
+    assert not os.listdir(bed.node_root), "the edge's view of the journal root stays empty"
+    assert {lane.split("/")[-1] for lane in stream["lanes"]} <= {
+        lane for host in bed.host_names for lane in lanes_on(bed, host, "jvmwriter")}
+
+
 def test_sinks_land_lanes_on_every_host_disk_and_none_on_the_edge(bed, written):
     for host in bed.host_names:
         assert lanes_on(bed, host, "events"), f"{host} got no lane"
@@ -309,8 +324,8 @@ def test_retention_reaches_every_hosts_lanes(bed, maintained):
 
 # --- faults across hosts -----------------------------------------------------------
 
-def start_stream(bed, journal: str, rows: int = 500):
-    steps = [{"do": "stream", "forever": True, "rows": rows, "query": journal}]
+def start_stream(bed, journal: str, rows: int = 500, writer: str = "python"):
+    steps = [{"do": "stream", "forever": True, "rows": rows, "query": journal, "writer": writer}]
     argv = [sys.executable, DRIVER, "--journal", journal, "--steps", json.dumps(steps)]
     for item in CONF:
         argv += ["--conf", item]
@@ -337,26 +352,33 @@ def kill_driver(child) -> None:
     child.wait()
 
 
-def finish_and_read(bed, journal: str, batches: int, rows: int = 500) -> tuple[dict, dict]:
+def finish_and_read(bed, journal: str, batches: int, rows: int = 500,
+                    writer: str = "python") -> tuple[dict, dict]:
     """Restarts the stream from its checkpoint until ``batches`` are decided, then reads."""
     stream, read = drive(bed, journal, [
-        {"do": "stream", "batches": batches, "rows": rows, "query": journal}, {"do": "read"}])
+        {"do": "stream", "batches": batches, "rows": rows, "query": journal, "writer": writer},
+        {"do": "read"}])
     assert "error" not in stream and "error" not in read, (stream, read)
     return stream, read
 
 
-def test_worker_host_killed_mid_stream_loses_and_doubles_nothing(bed):
-    child, query = start_stream(bed, "hostkill")
+@pytest.mark.parametrize("writer", ["python", "jvm"])
+def test_worker_host_killed_mid_stream_loses_and_doubles_nothing(bed, writer):
+    """A host dies with its executor's lanes held (by Python workers, or by the
+    executor JVM's kept writers): its prepared transactions wait on its disk."""
+    journal = f"hostkill-{writer}"
+    child, query = start_stream(bed, journal, writer=writer)
     try:
-        decided = wait_decided(bed, "hostkill", query, 2)
+        decided = wait_decided(bed, journal, query, 2)
         bed.kill_host(bed.host_names[1])
         assert bed.processes_on(bed.host_names[1]) == [], "worker, executor, Python workers: dead"
-        decided = wait_decided(bed, "hostkill", query, decided + 2)
+        decided = wait_decided(bed, journal, query, decided + 2)
         bed.restart_host(bed.host_names[1])
-        wait_decided(bed, "hostkill", query, decided + 1)
+        wait_decided(bed, journal, query, decided + 1)
     finally:
         kill_driver(child)
-    stream, read = finish_and_read(bed, "hostkill", len(log_of(bed, "hostkill").batches(query)) + 2)
+    stream, read = finish_and_read(bed, journal, len(log_of(bed, journal).batches(query)) + 2,
+                                   writer=writer)
     assert stream["query"] == query
     assert read["ids"] == expected_ids(stream), "every event of every decided batch, once"
 

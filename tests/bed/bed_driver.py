@@ -15,7 +15,8 @@ commit log alone.
 
 Steps (``do``):
   stream       {"sink": "foreachBatch"|"format", "batches": N, "rows": R,
-                "partitions": P, "query": name, "offset": O}: run until N
+                "partitions": P, "query": name, "offset": O,
+                "writer": "python"|"jvm" (foreachBatch's)}: run until N
                batches of the query are decided (resuming from its
                checkpoint), report each batch's latency; with "forever": true
                it runs until killed (prints "QUERY <id>" once the query runs).
@@ -78,7 +79,8 @@ class Bed:
                   .option("checkpointLocation", os.path.join(self.checkpoints, name)))
         sink = None
         if step.get("sink", "foreachBatch") == "foreachBatch":
-            sink = JournalSink(self.path, commitLog=self.log)
+            sink = JournalSink(self.path, commitLog=self.log,
+                               writer=step.get("writer", "python"))
             query = writer.foreachBatch(sink).start()
         else:
             query = writer.format("sparkjournal").option("commitLog", self.log).start(self.path)

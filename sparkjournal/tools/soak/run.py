@@ -73,7 +73,8 @@ class Soak:
 
     def start_writer(self, until_batch: int | None = None) -> Driver:
         args = ["--root", self.root, "--checkpoint", os.path.join(self.data, "checkpoint"),
-                "--master", self.args.master, "--rows", str(self.args.rows_per_batch)]
+                "--master", self.args.master, "--rows", str(self.args.rows_per_batch),
+                "--writer", self.args.writer]
         if until_batch is not None:
             args += ["--until-batch", str(until_batch)]
         writer = self._start("sparkjournal.tools.soak.writer_child", args)
@@ -211,7 +212,8 @@ class Soak:
 def run(args) -> int:
     soak = Soak(args)
     started = time.monotonic()
-    soak.say(f"{args.minutes} min on {args.master} in {soak.data} (seed {args.seed})")
+    soak.say(f"{args.minutes} min on {args.master}, writer={args.writer}, in {soak.data} "
+             f"(seed {args.seed})")
     try:
         soak.under_fire()
         soak.drain()

@@ -2,7 +2,7 @@
 JournalSink, one micro-batch a second.
 
     python -m sparkjournal.tools.soak.writer_child --root R --checkpoint C --master M
-        --rows N [--until-batch B]
+        --rows N [--until-batch B] [--writer python|jvm]
 
 Event ids are predictable: batch b holds ids b*N .. b*N+N-1 (rate-micro-batch),
 so the verdict knows every event that was generated. Prints READY once the query
@@ -31,6 +31,7 @@ def parse_args(argv):
     parser.add_argument("--master", required=True)
     parser.add_argument("--rows", type=int, required=True)
     parser.add_argument("--until-batch", type=int)
+    parser.add_argument("--writer", choices=("python", "jvm"), default="python")
     return parser.parse_args(argv)
 
 
@@ -47,7 +48,7 @@ def main(argv=None) -> int:
     args = parse_args(argv if argv is not None else sys.argv[1:])
     spark = soak_session(args.master, "sparkjournal-soak-writer")
     query = (events(spark, args.rows).writeStream
-             .foreachBatch(JournalSink(args.root, txnAppId=QUERY))
+             .foreachBatch(JournalSink(args.root, txnAppId=QUERY, writer=args.writer))
              .option("checkpointLocation", args.checkpoint)
              .trigger(processingTime="1 second").start())
     print("READY", flush=True)
