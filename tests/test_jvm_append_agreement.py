@@ -26,6 +26,7 @@ import re
 import shutil
 import signal
 import subprocess
+import threading
 import time
 
 import pytest
@@ -34,6 +35,7 @@ from sparkjournal import Journal
 from sparkjournal.format import codec_python, layout
 from sparkjournal.journal.datafile import read_header
 from sparkjournal.journal.loader import load
+from sparkjournal.maintenance.compactor import compact_lane
 from sparkjournal.spark import jvm_build
 
 from lane_surgery import patch, read_at, scan_lane
@@ -577,21 +579,21 @@ def check_after_kill(lane: str, commands: list, acked: int, bodies: dict, kept: 
     return seen
 
 
-def test_java_killed_at_random_moments_loses_no_acknowledged_record_and_continues(
-        tool, jvm, tmp_path):
+def killed_sessions(tool, lane: str, tmp_path, sessions: int, seed: int, ops: int) -> int:
+    """Java appender sessions on ``lane``, each but the last SIGKILLed after a random
+    number of acknowledged commands; after each, ``check_after_kill``. The kills."""
     java, classpath = tool
-    lane = str(tmp_path / "lane")
-    rng = random.Random(7)
+    rng = random.Random(seed * 7)
     bodies: dict[int, tuple] = {}
     kept: set[int] = set()
     next_id, next_tx, kills = 1, 1, 0
     expect_rolled_back: list | None = None
-    for session in range(7):
-        script = random_script(1000 + session, 700, next_id, next_tx, sync_share=0.15)
+    for session in range(sessions):
+        script = random_script(seed * 1000 + session, ops, next_id, next_tx, sync_share=0.15)
         next_id, next_tx = script.next_id, script.next_tx
         bodies.update(script.bodies)
         commands = script.commands
-        final = session == 6
+        final = session == sessions - 1
         script_file = tmp_path / f"script-{session}.jsonl"
         script_file.write_text("".join(json.dumps(c) + "\n" for c in commands))
         with open(script_file) as stdin:
@@ -623,7 +625,57 @@ def test_java_killed_at_random_moments_loses_no_acknowledged_record_and_continue
                 child.stderr.close()
         seen = check_after_kill(lane, commands, acked, bodies, kept)
         expect_rolled_back = list(seen["open"])
+    return kills
+
+
+def test_java_killed_at_random_moments_loses_no_acknowledged_record_and_continues(
+        tool, jvm, tmp_path):
+    lane = str(tmp_path / "lane")
+    kills = killed_sessions(tool, lane, tmp_path, sessions=7, seed=1, ops=700)
     assert kills >= 5, "the appender finished before it was killed: make the scripts longer"
     with Journal.open(lane, **PY_OPTIONS) as journal:
         assert journal.report.torn_tail is None and not journal.report.recoveries
     assert_agree(jvm, lane)
+
+
+@pytest.mark.slow
+def test_java_killed_beside_online_compactions_and_readers_loses_nothing(tool, jvm, tmp_path):
+    """Compactions (forced) and checking readers run on the lane the whole time
+    while Java appends and is SIGKILLed: the compactor never touches the file
+    Java appends to, Java never reads an old file again, so every acknowledged
+    record survives every swap, and every record a reader sees is one written."""
+    lane = str(tmp_path / "lane")
+    os.makedirs(lane)
+    stop, failures, counts = threading.Event(), [], {"compactions": 0, "snapshots": 0}
+
+    def beside() -> None:
+        rng = random.Random(11)
+        try:
+            while not stop.is_set():
+                if rng.random() < 0.5:
+                    report = compact_lane(lane, force=True, swap_wait=5, **PY_OPTIONS)
+                    counts["compactions"] += report.compacted
+                elif any(name.endswith(".sjd") for name in os.listdir(lane)):
+                    with Journal.read(lane) as snapshot:
+                        assert not snapshot.report.recoveries and not snapshot.report.warnings
+                        sum(1 for _record in snapshot.records())
+                    counts["snapshots"] += 1
+                time.sleep(rng.random() * 0.05)
+        except Exception as error:        # noqa: BLE001 - failed below
+            failures.append(error)
+
+    thread = threading.Thread(target=beside, daemon=True)
+    thread.start()
+    try:
+        kills = killed_sessions(tool, lane, tmp_path, sessions=12, seed=2, ops=900)
+    finally:
+        stop.set()
+        thread.join(120)
+    assert not thread.is_alive(), "a compaction or a reader hung"
+    assert not failures, failures[0]
+    assert kills >= 8 and counts["compactions"] >= 5 and counts["snapshots"] >= 5, (kills, counts)
+    with Journal.open(lane, **PY_OPTIONS) as journal:
+        assert journal.report.torn_tail is None and not journal.report.recoveries
+    assert_agree(jvm, lane)
+    print(f"{kills} Java appender kills beside {counts['compactions']} compactions and "
+          f"{counts['snapshots']} snapshots")
