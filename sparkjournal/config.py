@@ -166,16 +166,19 @@ SINK = OptionTable(
            "effect; the foreachBatch sink only",
            shown_default=f"{LOCAL_SMALL_BATCH_ROWS} in local mode (master local or local[...]), "
                          f"else 0 (off)"),
-    Option("writer", Choice((("PYTHON", "tasks write in Python workers"),
+    Option("writer", Choice((("AUTO", "jvm where it can write the batch, else python"),
+                             ("PYTHON", "tasks write in Python workers"),
                              ("JVM", "tasks write in the executor JVM, no Python worker"))),
-           "PYTHON",
+           "AUTO",
            "who writes a micro-batch's rows on the executors: jvm needs the JVM connector "
            "(a JDK) and refuses, before any task, journal options it does not enforce "
            "(maxSizeBytes, maxRootSizeBytes, largeRecordSize, dirMode, fileMode off their "
-           "defaults); small batches are still written by the driver; the foreachBatch sink "
-           "only",
-           accepted="python (tasks write in Python workers) or jvm (tasks write in the executor "
-                    "JVM, no Python worker), any case", shown_default="python"),
+           "defaults) and columns it cannot convert; auto takes jvm where the session has the "
+           "connector and jvm would not refuse, else python, and the query's first batch logs "
+           "which and why; small batches are still written by the driver; the foreachBatch "
+           "sink only",
+           accepted="auto, python (tasks write in Python workers) or jvm (tasks write in the "
+                    "executor JVM, no Python worker), any case", shown_default="auto"),
 )
 
 READ = OptionTable(

@@ -97,3 +97,11 @@ def wait_lanes_free():
                 time.sleep(0.05)
             lock.release()
     return wait
+
+
+def auto_writer() -> tuple[str, str]:
+    """(the writer JournalSink's default "auto" takes here, what a batch's log line calls
+    its tasks): ("jvm", "JVM tasks") where the JVM connector is built and placed, else
+    ("python", "tasks")."""
+    from sparkjournal.spark import jvm_install
+    return ("jvm", "JVM tasks") if jvm_install.ensure() is not None else ("python", "tasks")

@@ -1,9 +1,10 @@
 """A Spark driver for the tests that must kill one or run another master.
 
-    python spark_child.py stream --sink foreachBatch|format|smallBatches|jvm --data DIR [--until N]
+    python spark_child.py stream --sink foreachBatch|format|smallBatches|python --data DIR [--until N]
         Streams rate-micro-batch events (value = batch * rows + i) into DIR/journal
-        with a checkpoint in DIR/checkpoint (sink jvm: JournalSink's tasks write in
-        the JVM, writer="jvm"); prints READY once the query runs.
+        with a checkpoint in DIR/checkpoint (foreachBatch: JournalSink's tasks write
+        with the default writer, the JVM's where the connector is built; python:
+        in Python workers, writer="python"); prints READY once the query runs.
         Without --until it runs until killed; with it, it stops once N batches
         are decided in the commit log.
     python spark_child.py cluster --data DIR
@@ -54,8 +55,8 @@ def stream(args) -> int:
         query = writer.foreachBatch(JournalSink(path, smallBatchRows=0)).start()   # tasks write
     elif args.sink == "smallBatches":                   # written by the driver (smallBatchRows)
         query = writer.foreachBatch(JournalSink(path, smallBatchRows=ROWS_PER_BATCH)).start()
-    elif args.sink == "jvm":                            # JVM tasks write (writer="jvm")
-        query = writer.foreachBatch(JournalSink(path, smallBatchRows=0, writer="jvm")).start()
+    elif args.sink == "python":                         # Python workers write (writer="python")
+        query = writer.foreachBatch(JournalSink(path, smallBatchRows=0, writer="python")).start()
     else:
         query = writer.format("sparkjournal").start(path)
     print("READY", flush=True)
@@ -144,7 +145,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("mode", choices=tuple(MODES))
     parser.add_argument("--data", required=True)
-    parser.add_argument("--sink", default="foreachBatch", choices=("foreachBatch", "format", "smallBatches", "jvm"))
+    parser.add_argument("--sink", default="foreachBatch", choices=("foreachBatch", "format", "smallBatches", "python"))
     parser.add_argument("--until", type=int, default=0)
     args = parser.parse_args()
     started = time.monotonic()

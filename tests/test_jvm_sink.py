@@ -87,7 +87,7 @@ def test_stream_written_by_jvm_tasks_lands_each_event_once_and_says_so(jvm_spark
     assert len(sink.history) >= 2 and all(m.jvm and m.tasks >= 1 for m in sink.history)
     assert sum(m.rows for m in sink.history) == 4500
     lines = [r.getMessage() for r in caplog.records if r.name == "sparkjournal.sink"]
-    assert "writer=jvm (executor tasks write in the JVM" in lines[0], lines[0]
+    assert "writer=jvm (as set: executor tasks write in the JVM" in lines[0], lines[0]
     assert all(" JVM tasks into " in line for line in lines[1:]), lines
 
     assert ids_of(path) == list(range(4500))
@@ -182,6 +182,38 @@ def test_jvm_writer_without_the_connector_names_what_is_needed(monkeypatch):
     with pytest.raises(JvmSinkError, match=r"needs sparkjournal's JVM connector .* or use "
                                            r"writer='python'"):
         jvm_sink.jvm_writer(Frame())
+
+
+def test_auto_writer_takes_python_workers_where_the_jvm_would_refuse_an_option_and_says_why(
+        jvm_spark, tmp_path, caplog):
+    spark = jvm_spark
+    path = str(tmp_path / "journal")
+    sink = JournalSink(path, txnAppId="q", smallBatchRows=0, maxSizeBytes="1g")
+    with caplog.at_level(logging.INFO, logger="sparkjournal.sink"):
+        sink(events(spark, 0, 100), 0)
+    assert ids_of(path) == list(range(100))
+    assert [(m.jvm, m.tasks) for m in sink.history] == [(False, 2)]
+    start = [r.getMessage() for r in caplog.records if r.name == "sparkjournal.sink"][0]
+    assert "writer=python (auto: the JVM task writer would refuse this query: " in start, start
+    assert "maxSizeBytes=1073741824" in start, start
+
+
+def test_auto_writer_without_the_connector_takes_python_workers_naming_what_is_missing():
+    class NoJvm:                              # a session with no py4j gateway (Connect)
+        @property
+        def _jvm(self):
+            raise RuntimeError("no gateway")
+
+    class Frame:
+        sparkSession = NoJvm()
+
+    jvm, line = jvm_sink.writer_choice(Frame(), "AUTO", None, "UTC")
+    assert not jvm and line.startswith("writer=python (auto: JournalSink writer='jvm' needs "
+                                       "sparkjournal's JVM connector"), line
+    assert jvm_sink.writer_choice(Frame(), "PYTHON", None, "UTC") == (
+        False, "writer=python (as set: executor tasks write in Python workers)")
+    with pytest.raises(JvmSinkError, match="needs sparkjournal's JVM connector"):
+        jvm_sink.writer_choice(Frame(), "JVM", None, "UTC")
 
 
 def test_format_writer_refuses_writer_jvm(spark, tmp_path):

@@ -4,9 +4,10 @@ Drivers (with their JVM and Python workers: the whole process group) are
 killed with SIGKILL at random moments of a running stream and restarted from
 the checkpoint; at the end every event of every decided batch is in the journal
 exactly once and nothing else is. Default suite: 3 kills per sink (the foreachBatch
-sink both with its tasks writing and with the driver writing small batches);
-``slow``: 50, and 12 with the foreachBatch sink's tasks writing in the JVM
-(writer="jvm").
+sink both with its tasks writing - the default writer, the JVM's where the
+connector is built - and with the driver writing small batches); ``slow``: 50,
+and 12 with the foreachBatch sink's tasks writing in Python workers
+(writer="python").
 """
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ pytest.importorskip("pyspark")
 
 from sparkjournal import read_table  # noqa: E402
 from sparkjournal.events.commit_log import CommitLog  # noqa: E402
+
+from conftest import auto_writer  # noqa: E402
 
 CHILD = os.path.join(os.path.dirname(__file__), "spark_child.py")
 ROWS_PER_BATCH = 50                    # spark_child.ROWS_PER_BATCH
@@ -104,11 +107,8 @@ def test_driver_killed_fifty_times_loses_and_duplicates_nothing(tmp_path, sink):
 
 
 @pytest.mark.slow
-def test_driver_killed_twelve_times_with_jvm_writer_loses_and_duplicates_nothing(tmp_path):
-    from sparkjournal.spark import jvm_install
-    if jvm_install.ensure() is None:
-        pytest.skip("no JVM connector here: writer='jvm' needs it")
-    path, history = kill_and_restart(tmp_path, "jvm", kills=12, seed="slow-jvm")
+def test_driver_killed_twelve_times_with_python_writer_loses_and_duplicates_nothing(tmp_path):
+    path, history = kill_and_restart(tmp_path, "python", kills=12, seed="slow-python")
     assert_exactly_once(path, history)
 
 
@@ -126,5 +126,7 @@ def test_local_cluster_writes_each_executor_root_exactly_once(tmp_path):
     # Not local mode: small batches stay with the tasks unless smallBatchRows is set.
     start, *batches = summary["log"]
     assert "smallBatchRows=0 (master local-cluster[2,1,1024] is not local mode" in start, start
-    assert len(batches) == 2 and all(" records from 4 tasks into " in line for line in batches), \
+    writer, tasks = auto_writer()
+    assert f"writer={writer} (auto" in start, start
+    assert len(batches) == 2 and all(f" records from 4 {tasks} into " in line for line in batches), \
         batches

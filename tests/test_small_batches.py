@@ -3,7 +3,7 @@
 sees, so small batches are written by the driver; 0 on any other master. An
 explicit setting, 0 included, always wins. The query's first batch logs the
 value in effect and why; each batch's line says "from the driver" or "from N
-tasks" (and why tasks, when small batches are on)."""
+tasks" (or "JVM tasks", and why tasks, when small batches are on)."""
 from __future__ import annotations
 
 import logging
@@ -14,6 +14,8 @@ pytest.importorskip("pyspark")
 
 from sparkjournal import JournalSink, read_table  # noqa: E402
 from sparkjournal.spark.sink import LOCAL_SMALL_BATCH_ROWS, local_mode, small_batch_rows  # noqa: E402
+
+from conftest import auto_writer  # noqa: E402
 
 LOCAL_LINE = ("smallBatchRows=10000 (local mode: batches of at most 10000 rows are written by the "
               "driver; set smallBatchRows=0 to always use tasks)")
@@ -75,9 +77,11 @@ def test_explicit_zero_keeps_tasks_in_local_mode(spark, tmp_path, caplog):
     assert sink.small_batch_rows == 0
     assert [(m.on_driver, m.tasks) for m in sink.history] == [(False, 2), (False, 2)]
     start, *per_batch = sink_lines(caplog)
-    assert start == (f"query q into {path}: smallBatchRows=0 (as set: every batch is written by "
-                     f"executor tasks)")
-    assert len(per_batch) == 2 and all(" records from 2 tasks into " in line for line in per_batch)
+    writer, tasks = auto_writer()
+    assert start.startswith(f"query q into {path}: writer={writer} (auto"), start
+    assert start.endswith("; smallBatchRows=0 (as set: every batch is written by executor tasks)")
+    assert len(per_batch) == 2 and all(f" records from 2 {tasks} into " in line
+                                       for line in per_batch)
 
 
 def test_tasks_say_why_when_small_batches_are_on(spark, tmp_path, caplog):
@@ -91,8 +95,10 @@ def test_tasks_say_why_when_small_batches_are_on(spark, tmp_path, caplog):
     start, *per_batch = sink_lines(caplog)
     assert start.endswith("smallBatchRows=5 (as set: batches of at most 5 rows are written by the "
                           "driver; set smallBatchRows=0 to always use tasks)"), start
-    assert " records from 2 tasks (over smallBatchRows=5) into " in per_batch[0]
-    assert " records from 2 tasks (the last batch was over smallBatchRows=5) into " in per_batch[1]
+    _writer, tasks = auto_writer()
+    assert f" records from 2 {tasks} (over smallBatchRows=5) into " in per_batch[0]
+    assert f" records from 2 {tasks} (the last batch was over smallBatchRows=5) into " in \
+        per_batch[1]
     assert " records from the driver into " in per_batch[2]
 
 

@@ -136,8 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="the writer's Spark master (default local-cluster[2,1,1024])")
     soak.add_argument("--rows-per-batch", type=_positive_int, default=500, metavar="N")
     soak.add_argument("--seed", type=int, default=1, help="seed of the kill schedule")
-    soak.add_argument("--writer", choices=("python", "jvm"), default="python",
-                      help="the sink's task writer (JournalSink writer=; default python)")
+    soak.add_argument("--writer", choices=("auto", "python", "jvm"), default="auto",
+                      help="the sink's task writer (JournalSink writer=; default auto)")
     soak.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     return parser
 

@@ -74,6 +74,30 @@ def jvm_write(df, plan: WritePlan, config, timezone: str | None = None) -> list[
     return [TaskMessage.from_json(json.loads(message)) for message in found]
 
 
+def writer_choice(df, setting: str, config, timezone: str | None) -> tuple[bool, str]:
+    """(whether JVM tasks write the query's batches, the start line's words saying
+    which writer and why) for the sink option ``writer``: "PYTHON"; "JVM", which
+    fails (JvmSinkError) where the connector is missing; "AUTO": the JVM where
+    the session has the connector and the JVM writer would write ``df``'s
+    columns under ``config`` (its refusals, asked of the JVM itself), else
+    Python."""
+    if setting == "PYTHON":
+        return False, "writer=python (as set: executor tasks write in Python workers)"
+    if setting == "JVM":
+        jvm_writer(df)
+        return True, "writer=jvm (as set: executor tasks write in the JVM, no Python worker)"
+    try:
+        found = jvm_writer(df)
+    except JvmSinkError as missing:
+        return False, f"writer=python (auto: {missing})"
+    if timezone is None:
+        timezone = df.sparkSession.conf.get("spark.sql.session.timeZone")
+    refused = found.refusal(df._jdf, json.dumps(dataclasses.asdict(config)), timezone)
+    if refused is not None:
+        return False, f"writer=python (auto: the JVM task writer would refuse this query: {refused})"
+    return True, "writer=jvm (auto: executor tasks write in the JVM, no Python worker)"
+
+
 def jvm_writer(df):
     """The session JVM's JvmSinkWrite class; JvmSinkError saying what is
     needed where the connector is not on the session's classpath."""

@@ -32,14 +32,16 @@ goes straight to the executors until a batch is small again. The first batch
 logs the value in effect and why; each batch's line says "from the driver" or
 "from N tasks".
 
-Writer (``writer``): "python" (the default) runs each task in a Python worker
-(``mapInArrow`` over lane_writer.write_task); "jvm" runs the same phase one in
-JVM tasks with no Python worker (jvm_sink.py, io.sparkjournal.spark.JvmSinkWrite),
-which skips the Arrow transfer into Python. The JVM writer needs the connector
-on the session's classpath (checked at the query's first batch, which fails
-saying so) and refuses journal options it does not enforce before any task
-runs; small batches are written by the driver either way. With writer="jvm"
-the start line begins "writer=jvm" and a batch's line says "from N JVM tasks".
+Writer (``writer``): "jvm" runs phase one in JVM tasks with no Python worker
+(jvm_sink.py, io.sparkjournal.spark.JvmSinkWrite), which skips the Arrow
+transfer into Python; "python" runs each task in a Python worker
+(``mapInArrow`` over lane_writer.write_task). The JVM writer needs the
+connector on the session's classpath and refuses, before any task runs,
+journal options it does not enforce and columns it cannot convert. "auto"
+(the default) takes the JVM where neither stops it, else Python, settled at
+the query's first batch. Small batches are written by the driver either way.
+The start line says "writer=jvm" or "writer=python" and why; a batch's line
+says "from N JVM tasks" or "from N tasks".
 """
 from __future__ import annotations
 
@@ -50,7 +52,7 @@ import time
 from ..config import LOCAL_SMALL_BATCH_ROWS, SINK, SPARK_OWN, load_config
 from ..errors import SparkJournalError
 from .committer import BatchCommitter, BatchMetrics
-from .jvm_sink import jvm_write, jvm_writer
+from .jvm_sink import jvm_write, writer_choice
 from .lane_writer import WritePlan, arrow_task, write_task
 from .task_message import TaskMessage, message_ddl
 from .schema import spark_to_arrow
@@ -110,7 +112,8 @@ class JournalSink:
         self.journal_options = tuple(sorted((k, str(v)) for k, v in journal_options.items()))
         self.committer = BatchCommitter(path, journal_options, sink_options.get("commitLog"))
         self.small_batch_option = sink_options.get("smallBatchRows")   # None: not set
-        self.jvm = sink_options.get("writer", "PYTHON") == "JVM"      # tasks write in the JVM
+        self.writer_option = sink_options.get("writer", "AUTO")
+        self.jvm = False                              # tasks write in the JVM: from the first batch
         self.small_batch_rows: int | None = None      # in effect, from the first batch on
         self._small_batch_line = ""                   # ... and why, as logged
         self._announced = None                        # the query whose start was logged
@@ -161,17 +164,14 @@ class JournalSink:
         metrics.log_to(log)
 
     def _start(self, df, query: str) -> None:
-        """Settles smallBatchRows from the master, once, and logs it and why
-        at the query's first batch."""
+        """Settles smallBatchRows from the master, once, and the writer, and
+        logs both and why at the query's first batch."""
         if self.small_batch_rows is None:
             master = df.sparkSession.sparkContext.master
             self.small_batch_rows, self._small_batch_line = small_batch_rows(
                 self.small_batch_option, master)
-        if self.jvm:
-            jvm_writer(df)                # the connector is there, or this first batch fails
-        # The default writer's line stays as it was; writer=jvm says so first.
-        writer = "writer=jvm (executor tasks write in the JVM, no Python worker); " if self.jvm else ""
-        log.info("query %s into %s: %s%s", query, self.path, writer, self._small_batch_line)
+        self.jvm, writer = writer_choice(df, self.writer_option, self.committer.config, None)
+        log.info("query %s into %s: %s; %s", query, self.path, writer, self._small_batch_line)
         self._announced = query
 
     def _small_batch(self, df, arrow_schema, metrics: BatchMetrics):

@@ -16,7 +16,7 @@ commit log alone.
 Steps (``do``):
   stream       {"sink": "foreachBatch"|"format", "batches": N, "rows": R,
                 "partitions": P, "query": name, "offset": O,
-                "writer": "python"|"jvm" (foreachBatch's)}: run until N
+                "writer": "auto"|"python"|"jvm" (foreachBatch's, default auto)}: run until N
                batches of the query are decided (resuming from its
                checkpoint), report each batch's latency; with "forever": true
                it runs until killed (prints "QUERY <id>" once the query runs).
@@ -80,7 +80,7 @@ class Bed:
         sink = None
         if step.get("sink", "foreachBatch") == "foreachBatch":
             sink = JournalSink(self.path, commitLog=self.log,
-                               writer=step.get("writer", "python"))
+                               writer=step.get("writer", "auto"))
             query = writer.foreachBatch(sink).start()
         else:
             query = writer.format("sparkjournal").option("commitLog", self.log).start(self.path)

@@ -5,9 +5,11 @@ Every contender consumes the same stream - rate-micro-batch events of (long id,
 timestamp, 16-character key, 200-character payload, double) - in its own
 streaming query with its own checkpoint:
 
-* ``journal``      JournalSink (foreachBatch, two-phase commit into lanes);
-* ``journal_jvm``  the same with ``writer="jvm"``: executor tasks write from
-                   the JVM, no Python worker;
+* ``journal``      JournalSink (foreachBatch, two-phase commit into lanes),
+                   default options: its writer "auto" has executor tasks write
+                   from the JVM, no Python worker, where the connector is built;
+* ``journal_python`` the same with ``writer="python"``: tasks write in Python
+                   workers (mapInArrow);
 * ``parquet``      Spark's exactly-once file sink (writeStream.format("parquet"));
 * ``noop``         a foreachBatch that only runs the batch (Spark's floor);
 * ``arrow_floor``  a foreachBatch whose mapInArrow only counts rows: the cost of
@@ -38,7 +40,7 @@ from .support import bench_log, work_folder
 REPEATS = 5
 FULL = {1_000: 25, 100_000: 12, 1_000_000: 6}     # rows per batch: batches per run
 QUICK = {1_000: 6, 100_000: 3}
-CONTENDERS = ("journal", "journal_jvm", "parquet", "noop", "arrow_floor")
+CONTENDERS = ("journal", "journal_python", "parquet", "noop", "arrow_floor")
 SMALL_BATCH_ROWS = 10_000                          # journal_driver's smallBatchRows
 FLOOR_TARGET = 0.95             # large batches: of the Arrow transfer floor's rows/s
 PARQUET_TARGET = 1.0            # large batches: of the parquet sink's rows/s
@@ -80,9 +82,9 @@ def run_one(spark, contender: str, rows: int, batches: int, work: str, run_no: i
     writer = (_events(spark, rows).writeStream.trigger(processingTime="0 seconds")
               .option("checkpointLocation", os.path.join(work, name, "checkpoint")))
     sink = None
-    if contender in ("journal", "journal_jvm", "journal_driver"):
+    if contender in ("journal", "journal_python", "journal_driver"):
         small = SMALL_BATCH_ROWS if contender == "journal_driver" else 0
-        writer_side = "jvm" if contender == "journal_jvm" else "python"
+        writer_side = "python" if contender == "journal_python" else "auto"
         sink = JournalSink(os.path.join(work, name, "journal"), smallBatchRows=small,
                            writer=writer_side)
         writer = writer.foreachBatch(sink)
@@ -121,6 +123,13 @@ def _breakdown(sinks) -> str:
     return ", ".join(f"{k} {statistics.median(v):.1f} ms" for k, v in parts.items() if v)
 
 
+def _writer_taken(sinks) -> str:
+    """Which writer the default ("auto") took in these runs' tasks: jvm, python or both."""
+    taken = {"jvm" if m.jvm else "python" for sink in sinks for m in sink.history
+             if not m.skipped and not m.on_driver}
+    return "/".join(sorted(taken)) or "none (no task wrote)"
+
+
 def run(args) -> int:
     logging.getLogger("py4j").setLevel(logging.CRITICAL)     # stop() interrupts a batch
     sizes = QUICK if args.quick else FULL
@@ -133,7 +142,7 @@ def run(args) -> int:
             names = list(contenders(rows))
             rates = {c: [] for c in names}
             batch_ms = {c: [] for c in names}
-            sinks = {"journal": [], "journal_jvm": [], "journal_driver": []}
+            sinks = {"journal": [], "journal_python": [], "journal_driver": []}
             for run_no in range(REPEATS):
                 shift = run_no % len(names)         # each round starts one contender further on
                 for contender in names[shift:] + names[:shift]:
@@ -146,22 +155,28 @@ def run(args) -> int:
                         f"{statistics.median(millis):.0f} ms ({time.monotonic() - started:.0f} s)")
             rounds = Rounds(rates)
             label = f"{rows // 1000}k" if rows < 1_000_000 else f"{rows // 1_000_000}M"
+            default = f"default writer: {_writer_taken(sinks['journal'])}"
             if rows >= 100_000:
                 results.append(rounds.result(f"sink {label} rows/batch vs arrow floor", "journal",
-                                             "arrow_floor", "rows/s", FLOOR_TARGET))
+                                             "arrow_floor", "rows/s", FLOOR_TARGET, detail=default))
                 results.append(rounds.result(f"sink {label} rows/batch vs parquet sink", "journal",
-                                             "parquet", "rows/s", PARQUET_TARGET,
-                                             detail=f"noop floor {rounds.median('noop'):,.0f} rows/s"))
-                results.append(rounds.result(f"sink {label} rows/batch, writer=jvm, vs arrow floor",
-                                             "journal_jvm", "arrow_floor", "rows/s", FLOOR_TARGET))
-                results.append(rounds.result(f"sink {label} rows/batch, writer=jvm, vs parquet sink",
-                                             "journal_jvm", "parquet", "rows/s", PARQUET_TARGET))
+                                             "parquet", "rows/s", PARQUET_TARGET, detail=(
+                                                 f"{default}; noop floor "
+                                                 f"{rounds.median('noop'):,.0f} rows/s")))
+                results.append(rounds.result(
+                    f"sink {label} rows/batch, writer=python, vs arrow floor", "journal_python",
+                    "arrow_floor", "rows/s", FLOOR_TARGET))
+                results.append(rounds.result(
+                    f"sink {label} rows/batch, writer=python, vs parquet sink", "journal_python",
+                    "parquet", "rows/s", PARQUET_TARGET))
             else:
                 per_second = Rounds({c: [1e3 / ms for ms in v] for c, v in batch_ms.items()})
                 parquet_ms = statistics.median(batch_ms["parquet"])
                 for contender, how, target in (
-                        ("journal", "tasks write (smallBatchRows=0, a cluster's default)", 1.0),
-                        ("journal_jvm", "JVM tasks write (smallBatchRows=0, writer=jvm)", 1.0),
+                        ("journal", f"tasks write (smallBatchRows=0, a cluster's default; "
+                                    f"{default})", 1.0),
+                        ("journal_python", "Python tasks write (smallBatchRows=0, writer=python)",
+                         1.0),
                         ("journal_driver", f"smallBatchRows={SMALL_BATCH_ROWS} (local mode's "
                                            f"default)", SMALL_TARGET)):
                     journal_ms = statistics.median(batch_ms[contender])

@@ -2,7 +2,7 @@
 JournalSink, one micro-batch a second.
 
     python -m sparkjournal.tools.soak.writer_child --root R --checkpoint C --master M
-        --rows N [--until-batch B] [--writer python|jvm]
+        --rows N [--until-batch B] [--writer auto|python|jvm]
 
 Event ids are predictable: batch b holds ids b*N .. b*N+N-1 (rate-micro-batch),
 so the verdict knows every event that was generated. Prints READY once the query
@@ -31,7 +31,7 @@ def parse_args(argv):
     parser.add_argument("--master", required=True)
     parser.add_argument("--rows", type=int, required=True)
     parser.add_argument("--until-batch", type=int)
-    parser.add_argument("--writer", choices=("python", "jvm"), default="python")
+    parser.add_argument("--writer", choices=("auto", "python", "jvm"), default="auto")
     return parser.parse_args(argv)
 
 

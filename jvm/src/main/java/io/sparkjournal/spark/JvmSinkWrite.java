@@ -104,6 +104,25 @@ public final class JvmSinkWrite {
         return messages.toArray(new String[0]);
     }
 
+    /**
+     * Why this JVM writer would refuse to write {@code df} under the RESOLVED
+     * journal options {@code optionsJson} (a journal option it does not enforce,
+     * a column type it cannot convert), or null where it would write it: the
+     * checks {@link #run} makes before any job, for the sink's writer="auto".
+     */
+    public static String refusal(Dataset<Row> df, String optionsJson, String timezone)
+            throws IOException {
+        HashMap<String, Object> options = JSON.readValue(optionsJson,
+                new TypeReference<HashMap<String, Object>>() { });
+        try {
+            TaskWriteOptions.of(options);
+            SparkArrowSchema.toArrow(df.schema(), timezone);
+        } catch (IllegalArgumentException refused) {
+            return refused.getMessage();
+        }
+        return null;
+    }
+
     /** The plan of {@code planJson} for rows of {@code schema}, checked (see the class). */
     static Plan parse(String planJson, StructType schema, int chunkRows) throws IOException {
         JsonNode node = JSON.readTree(planJson);
