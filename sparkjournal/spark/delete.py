@@ -13,7 +13,9 @@ delete request (events/requests.py): a stored record whose every visible row
 matched is deleted whole (a DELETE record), one where only some did gets a
 deletion vector of those rows (their original positions, ``_row``). The task
 then carries the request out if no process holds the lane; otherwise the
-lane's writer does at its next task. Readers apply pending requests at once,
+lane's writer does at its next task (a Python worker's), or maintenance once
+the writer let the lane go (a JVM task's writer lets it go at its next task,
+or after laneIdleTimeout). Readers apply pending requests at once,
 so once ``delete`` returns no read sees the deleted events; compaction drops
 them physically.
 
@@ -56,7 +58,8 @@ class DeleteReport:
     def line(self) -> str:
         return (f"deleted {self.rows} events matching {self.predicate!r}: {self.records_whole} "
                 f"stored records whole, {self.records_partly} in part, in {len(self.lanes)} lanes"
-                + (f" ({len(self.pending_lanes)} carried out by their writer at its next task; "
+                + (f" ({len(self.pending_lanes)} carried out by their writer at its next task or "
+                   f"by maintenance; "
                    f"readers already leave them out)" if self.pending_lanes else "")
                 + (f"; NOT DELETED in unreachable lanes: {self.left_out}" if self.left_out else ""))
 

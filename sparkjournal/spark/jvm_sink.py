@@ -69,6 +69,10 @@ def jvm_write(df, plan: WritePlan, config, timezone: str | None = None) -> list[
             raise JvmSinkError(f"batch {plan.batch} of query {plan.query}: the query was stopped "
                                f"while JVM tasks wrote (py4j.protocol.Py4JJavaError: An error "
                                f"occurred while calling JvmSinkWrite.run: {interrupt})") from None
+        if "ClassNotFoundException: io.sparkjournal." in said:
+            said += (f"; the executors lack sparkjournal's JVM connector, which the driver has: "
+                     f"ship it with --conf spark.jars={_placed_jar()} (or import "
+                     f"sparkjournal.spark once on each host), or set writer='python'")
         raise JvmSinkError(f"batch {plan.batch} of query {plan.query} into {plan.path} "
                            f"(writer='jvm'): {said}") from None
     return [TaskMessage.from_json(json.loads(message)) for message in found]
@@ -115,6 +119,12 @@ def jvm_writer(df):
                            f"sparkjournal.spark is imported before the session starts, or "
                            f"shipped with spark.jars): {why}; or use writer='python'")
     return found
+
+
+def _placed_jar() -> str:
+    """Where the driver's connector jar is, for an error message."""
+    from .jvm_install import ensure
+    return ensure() or "<the sparkjournal-jvm.jar in the driver's pyspark jars/>"
 
 
 @functools.cache
