@@ -96,7 +96,13 @@ def writer_choice(df, setting: str, config, timezone: str | None) -> tuple[bool,
         return False, f"writer=python (auto: {missing})"
     if timezone is None:
         timezone = df.sparkSession.conf.get("spark.sql.session.timeZone")
-    refused = found.refusal(df._jdf, json.dumps(dataclasses.asdict(config)), timezone)
+    from py4j.protocol import Py4JError
+    try:
+        refused = found.refusal(df._jdf, json.dumps(dataclasses.asdict(config)), timezone)
+    except Py4JError as error:         # a session still running an older connector jar
+        return False, (f"writer=python (auto: the session's JVM connector cannot say whether it "
+                       f"would write this query, {type(error).__name__}: "
+                       f"{str(error).splitlines()[0][:200]}; a new session loads the current one)")
     if refused is not None:
         return False, f"writer=python (auto: the JVM task writer would refuse this query: {refused})"
     return True, "writer=jvm (auto: executor tasks write in the JVM, no Python worker)"
