@@ -170,15 +170,17 @@ def test_task_failing_on_first_attempt_is_retried_and_batch_lands_once(jvm_spark
             if x.batch != 1 or fate is not Outcome.COMMITTED] == []
 
 
-def test_jvm_writer_without_the_connector_names_what_is_needed(monkeypatch):
-    class NoJvm:                              # a session with no py4j gateway (Connect)
-        @property
-        def _jvm(self):
-            raise RuntimeError("no gateway")
+class SessionWithoutJvm:                      # as a Spark Connect session: no py4j gateway
+    @property
+    def _jvm(self):
+        raise RuntimeError("no gateway")
 
-    class Frame:
-        sparkSession = NoJvm()
 
+class Frame:
+    sparkSession = SessionWithoutJvm()
+
+
+def test_jvm_writer_without_the_connector_names_what_is_needed():
     with pytest.raises(JvmSinkError, match=r"needs sparkjournal's JVM connector .* or use "
                                            r"writer='python'"):
         jvm_sink.jvm_writer(Frame())
@@ -199,14 +201,6 @@ def test_auto_writer_takes_python_workers_where_the_jvm_would_refuse_an_option_a
 
 
 def test_auto_writer_without_the_connector_takes_python_workers_naming_what_is_missing():
-    class NoJvm:                              # a session with no py4j gateway (Connect)
-        @property
-        def _jvm(self):
-            raise RuntimeError("no gateway")
-
-    class Frame:
-        sparkSession = NoJvm()
-
     jvm, line = jvm_sink.writer_choice(Frame(), "AUTO", None, "UTC")
     assert not jvm and line.startswith("writer=python (auto: JournalSink writer='jvm' needs "
                                        "sparkjournal's JVM connector"), line
