@@ -364,6 +364,44 @@ def test_a_lane_with_a_pending_compaction_swap_is_refused_unchanged(tool, tmp_pa
     assert sorted(os.listdir(lane)) == before
 
 
+def test_an_open_waits_for_a_live_compactors_swap_then_appends(tool, tmp_path):
+    """A compactor past its commit point waits (polling) for a reader to let the
+    file set go; a Java open meanwhile finds the swap pending and the maintenance
+    lock held, so it waits without any lock instead of refusing the lane."""
+    java, classpath = tool
+    lane = str(tmp_path / "lane")
+    python_lane(lane, 120)
+    with Journal.open(lane, **PY_OPTIONS) as journal:   # dead records: something to compact
+        for record_id in range(1, 101):
+            journal.append_delete(record_id, sync=False)
+    assert len(scan_lane(lane)) >= 3
+    reader = Journal.read(lane)                      # holds the file set: the swap must wait
+    compactor = threading.Thread(target=lambda: reports.append(
+        compact_lane(lane, force=True, swap_wait=30, **PY_OPTIONS)))
+    reports: list = []
+    compactor.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not os.path.exists(os.path.join(lane, "compact.ctl")):
+            assert time.monotonic() < deadline and compactor.is_alive(), reports
+            time.sleep(0.01)
+        child = subprocess.Popen([java, "-cp", classpath, TOOL, lane, json.dumps(JAVA_OPTIONS)],
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        assert child.poll() is None, "Java refused the lane instead of waiting for the swap"
+        assert os.path.exists(os.path.join(lane, "compact.ctl"))
+    finally:
+        reader.close()                                # now the compactor swaps
+        compactor.join(60)
+    out, _ = child.communicate('{"op": "add", "id": 500, "body": "0500", "sync": true}\n'
+                               '{"op": "close"}\n', timeout=60)
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert child.returncode == 0 and "error" not in lines[0], lines
+    assert reports and reports[0].compacted and not reports[0].swap_deferred, reports
+    assert not os.path.exists(os.path.join(lane, "compact.ctl"))
+    assert [r[0] for r in read_back(lane)["live"]] == list(range(101, 121)) + [500]
+
+
 # --- continuing a lane Python wrote ------------------------------------------------------------------
 def continuation(seed: int, before: dict) -> tuple[list, list]:
     """Commands for Java and the same steps for a Python writer: end the prepared

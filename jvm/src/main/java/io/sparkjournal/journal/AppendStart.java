@@ -2,6 +2,7 @@ package io.sparkjournal.journal;
 
 import io.sparkjournal.format.Layout;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
@@ -36,13 +37,21 @@ import java.util.List;
  * </ul>
  *
  * <p>Refused, with nothing changed: a lane with a compaction swap pending
- * (compact.ctl), and one where the load skipped files (bad header, wrong size
+ * (compact.ctl) that no live compactor finishes within 10 s (one that holds
+ * the maintenance lock is waited for: it swaps as soon as this open lets the
+ * file set go), and one where the load skipped files (bad header, wrong size
  * without records), which a writer must move to attic/ first; both are left to
  * the Python writer. The only change besides the zeroing: leftover
  * {@code data-*.sjd.tmp} files (a data file never finished) are deleted, as a
  * Python writer's load deletes them.
  */
 final class AppendStart {
+
+    /** Python's fileset.MAINTENANCE_LOCK: held by a compactor or paging pass while it runs. */
+    static final String MAINTENANCE_LOCK = "compact.lock";
+    /** How long an open waits for a live compactor's swap (which itself waits up to
+     *  compactor.SWAP_WAIT_SECONDS for readers) before refusing the lane. */
+    static final long SWAP_WAIT_NANOS = 10_000_000_000L;
 
     /** Where to append: the pool (current file set), the first offset, the current file's
      *  end of data, whether to roll before the first append, and what the load found. */
@@ -53,14 +62,42 @@ final class AppendStart {
     private AppendStart() {
     }
 
+    /** Waits, holding no lock, while a live compactor (the maintenance lock held) has a swap
+     *  pending in {@code lane}; true once it is done, false if the compactor is gone with the
+     *  swap still pending or {@code deadline} passed. */
+    private static boolean awaitSwap(Path lane, long deadline) throws IOException {
+        Path control = lane.resolve(ControlFile.NAME);
+        while (Files.exists(control)) {
+            if (System.nanoTime() > deadline || !WriterProbe.held(lane.resolve(MAINTENANCE_LOCK))) {
+                return false;
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("waiting for a compaction swap in " + lane);
+            }
+        }
+        return true;
+    }
+
     static Start prepare(Path lane, AppendConfig config) throws IOException {
         removeUnfinishedFiles(lane);
         LaneLoader.Loaded loaded;
-        FileSetLock hold = FileSetLock.holdForReading(lane);     // no swap while it loads
-        try {
-            loaded = LaneLoader.load(lane, true, false);
-        } finally {
-            hold.close();
+        long deadline = System.nanoTime() + SWAP_WAIT_NANOS;
+        while (true) {
+            FileSetLock hold = FileSetLock.holdForReading(lane);     // no swap while it loads
+            try {
+                loaded = LaneLoader.load(lane, true, false);
+            } finally {
+                hold.close();
+            }
+            // A live compactor between its commit point and the end of its swap: the swap
+            // polls for the file set, which our read lock held, so wait without any lock
+            // until its control file is gone (or the compactor died), then load again.
+            if (loaded.pendingSwap() == null || !awaitSwap(lane, deadline)) {
+                break;
+            }
         }
         if (loaded.pendingSwap() != null) {
             throw new JournalException("lane " + lane + " has a compaction swap pending ("

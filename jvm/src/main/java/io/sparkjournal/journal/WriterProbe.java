@@ -35,14 +35,19 @@ public final class WriterProbe {
 
     /** True if some process holds {@code lane}'s writer lock now, or if that cannot be told. */
     public static boolean writerAlive(Path lane) {
-        Path lock = lane.resolve(LOCK_FILE);
+        return held(lane.resolve(LOCK_FILE));
+    }
+
+    /** True if some process holds a lock on {@code lock} now (as above, for any of a lane's
+     *  lock files, e.g. the maintenance lock compact.lock), or if that cannot be told. */
+    public static boolean held(Path lock) {
         long device;
         long inode;
         try {
             device = ((Number) Files.getAttribute(lock, "unix:dev")).longValue();
             inode = ((Number) Files.getAttribute(lock, "unix:ino")).longValue();
         } catch (NoSuchFileException never) {
-            return false;                         // no writer ever opened the lane
+            return false;                         // nobody ever opened the lock file
         } catch (IOException | UnsupportedOperationException | IllegalArgumentException unknown) {
             return true;
         }
