@@ -278,13 +278,9 @@ class Journal(JournalSnapshot):
             zero_to = min(max(newest.torn_end, start), newest.header.file_size)
             if newest.mapped.view[newest.end:zero_to].tobytes().strip(b"\0"):
                 overwrite_durably(newest.path, newest.end, bytes(zero_to - newest.end))
-        if files.current.header.sealed_end or \
-                files.current.header.sync_window < self.config.sync_window:
-            # Written whole by compaction: never appended to. Or its header
-            # promises a smaller sync window than this writer keeps: a crash
-            # tail past that window would load as damage, not as a torn tail.
-            # Roll into a fresh file now (header durable before the first
-            # append lands in it), as the JVM appender does (AppendStart).
+        if files.current.header.sealed_end:
+            # Written whole by compaction: never appended to. Roll into a fresh
+            # file now (header durable before the first append lands in it).
             data_file, header = files.roll(data_end)
             overwrite_durably(data_file.path, 0, header)
             start = data_end = layout.FILE_HEADER_SIZE
