@@ -201,13 +201,13 @@ def test_auto_writer_takes_python_workers_where_the_jvm_would_refuse_an_option_a
 
 
 def test_auto_writer_without_the_connector_takes_python_workers_naming_what_is_missing():
-    jvm, line = jvm_sink.writer_choice(Frame(), "AUTO", None, "UTC")
+    jvm, line = jvm_sink.writer_choice(Frame(), "AUTO", None)
     assert not jvm and line.startswith("writer=python (auto: JournalSink writer='jvm' needs "
                                        "sparkjournal's JVM connector"), line
-    assert jvm_sink.writer_choice(Frame(), "PYTHON", None, "UTC") == (
+    assert jvm_sink.writer_choice(Frame(), "PYTHON", None) == (
         False, "writer=python (as set: executor tasks write in Python workers)")
     with pytest.raises(JvmSinkError, match="needs sparkjournal's JVM connector"):
-        jvm_sink.writer_choice(Frame(), "JVM", None, "UTC")
+        jvm_sink.writer_choice(Frame(), "JVM", None)
 
 
 def test_format_writer_refuses_writer_jvm(spark, tmp_path):

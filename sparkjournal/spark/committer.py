@@ -59,7 +59,7 @@ class BatchMetrics:
     dropped_lanes: list = dataclasses.field(default_factory=list)
     on_driver: bool = False      # a small batch the driver wrote (sink.py, smallBatchRows)
     tasks_because: str = ""      # why tasks wrote it though smallBatchRows is on (sink.py)
-    jvm: bool = False            # JVM tasks wrote it (sink.py, writer="jvm")
+    jvm: bool = False            # JVM tasks wrote it (sink.py: writer "jvm", or "auto" took it)
 
     def line(self) -> str:
         if self.skipped:

@@ -26,6 +26,7 @@ import re
 
 from .jvm_build import jvm_unavailable
 from .lane_writer import SinkTaskError, WritePlan
+from .schema import session_timezone
 from .task_message import TaskMessage
 
 log = logging.getLogger("sparkjournal.sink")
@@ -46,7 +47,7 @@ def jvm_write(df, plan: WritePlan, config, timezone: str | None = None) -> list[
     committer."""
     writer = jvm_writer(df)
     if timezone is None:
-        timezone = df.sparkSession.conf.get("spark.sql.session.timeZone")
+        timezone = session_timezone(df)
     text = json.dumps({
         "path": plan.path,
         "options": dataclasses.asdict(config),
@@ -78,7 +79,7 @@ def jvm_write(df, plan: WritePlan, config, timezone: str | None = None) -> list[
     return [TaskMessage.from_json(json.loads(message)) for message in found]
 
 
-def writer_choice(df, setting: str, config, timezone: str | None) -> tuple[bool, str]:
+def writer_choice(df, setting: str, config) -> tuple[bool, str]:
     """(whether JVM tasks write the query's batches, the start line's words saying
     which writer and why) for the sink option ``writer``: "PYTHON"; "JVM", which
     fails (JvmSinkError) where the connector is missing; "AUTO": the JVM where
@@ -94,11 +95,10 @@ def writer_choice(df, setting: str, config, timezone: str | None) -> tuple[bool,
         found = jvm_writer(df)
     except JvmSinkError as missing:
         return False, f"writer=python (auto: {missing})"
-    if timezone is None:
-        timezone = df.sparkSession.conf.get("spark.sql.session.timeZone")
     from py4j.protocol import Py4JError
     try:
-        refused = found.refusal(df._jdf, json.dumps(dataclasses.asdict(config)), timezone)
+        refused = found.refusal(df._jdf, json.dumps(dataclasses.asdict(config)),
+                                session_timezone(df))
     except Py4JError as error:         # a session still running an older connector jar
         return False, (f"writer=python (auto: the session's JVM connector cannot say whether it "
                        f"would write this query, {type(error).__name__}: "

@@ -18,6 +18,11 @@ class SchemaMismatchError(SparkJournalError):
     """A batch's schema cannot be written into this journal."""
 
 
+def session_timezone(df) -> str:
+    """The session time zone Spark converts ``df``'s timestamps to Arrow with."""
+    return df.sparkSession.conf.get("spark.sql.session.timeZone")
+
+
 def spark_to_arrow(struct_type, timezone: str = "UTC") -> pa.Schema:
     from pyspark.sql.pandas.types import to_arrow_schema
     return to_arrow_schema(struct_type, timezone=timezone)

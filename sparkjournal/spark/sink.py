@@ -55,7 +55,7 @@ from .committer import BatchCommitter, BatchMetrics
 from .jvm_sink import jvm_write, writer_choice
 from .lane_writer import WritePlan, arrow_task, write_task
 from .task_message import TaskMessage, message_ddl
-from .schema import spark_to_arrow
+from .schema import session_timezone, spark_to_arrow
 from .small_batch import collect_small
 
 log = logging.getLogger("sparkjournal.sink")
@@ -139,7 +139,7 @@ class JournalSink:
             metrics.skipped = True
         else:
             where = f"batch {batch_id} of query {query} into {self.path}"
-            timezone = df.sparkSession.conf.get("spark.sql.session.timeZone")
+            timezone = session_timezone(df)
             arrow_schema = spark_to_arrow(df.schema, timezone)
             self.committer.check_schema(arrow_schema, where)
             plan = WritePlan(self.path, self.journal_options, self.committer.log_uri, query,
@@ -170,7 +170,7 @@ class JournalSink:
             master = df.sparkSession.sparkContext.master
             self.small_batch_rows, self._small_batch_line = small_batch_rows(
                 self.small_batch_option, master)
-        self.jvm, writer = writer_choice(df, self.writer_option, self.committer.config, None)
+        self.jvm, writer = writer_choice(df, self.writer_option, self.committer.config)
         log.info("query %s into %s: %s; %s", query, self.path, writer, self._small_batch_line)
         self._announced = query
 

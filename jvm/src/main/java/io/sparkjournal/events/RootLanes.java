@@ -147,15 +147,9 @@ public final class RootLanes {
      * Opens the first free lane of {@code root} (see the class; the caller made
      * sure the root exists, {@link #ensureRoot}). {@code node} is the root's id
      * ({@link #nodeId}). EventsException when all {@link #MAX_LANES} lanes have
-     * a writer or are refused.
+     * a writer or are refused. Existing lanes {@code avoid} names are passed over
+     * while a later lane (a new one at worst) can be had.
      */
-    public static Opened openWriter(Path root, String node, AppendConfig config)
-            throws IOException {
-        return openWriter(root, node, config, lane -> false);
-    }
-
-    /** {@link #openWriter(Path, String, AppendConfig)}, passing over the existing lanes
-     *  {@code avoid} names while a later lane (a new one at worst) can be had. */
     public static Opened openWriter(Path root, String node, AppendConfig config,
                                     java.util.function.Predicate<Path> avoid) throws IOException {
         for (int number = 0; number < MAX_LANES; number++) {

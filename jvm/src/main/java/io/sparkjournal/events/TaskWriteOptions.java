@@ -33,7 +33,7 @@ public record TaskWriteOptions(AppendConfig appendConfig, boolean createDirs, lo
             "maxIO", "userVersion");
     /** Options that change nothing a task writes, or that the JVM honours otherwise
      *  (it always syncs; damage fails the task rather than going to attic/). */
-    private static final Set<String> NO_EFFECT = Set.of("createDirs", "journalType",
+    private static final Set<String> NO_EFFECT = Set.of("journalType",
             "syncTransactional", "syncNonTransactional", "datasync", "minFiles", "poolFiles",
             "bufferTimeout", "compactMinFiles", "compactPercentage", "checksum",
             "checkForCorruptFiles", "archive", "archiveDirectory", "lockWait", "recover",

@@ -30,7 +30,6 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.execution.arrow.ArrowWriter;
-import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.ArrowUtils;
 
@@ -83,7 +82,7 @@ public final class JvmSinkWrite {
     /** What every task needs: the driver's plan, parsed and checked once. */
     record Plan(String path, HashMap<String, Object> options, String logUri, String logId,
                 String query, long batch, String timezone, int chunkRows, long maxBody,
-                String schemaJson) implements Serializable {
+                StructType schema) implements Serializable {
 
         TaskWrite.Plan taskPlan() {
             return new TaskWrite.Plan(path, options, logUri, logId, query, batch);
@@ -115,8 +114,7 @@ public final class JvmSinkWrite {
         HashMap<String, Object> options = JSON.readValue(optionsJson,
                 new TypeReference<HashMap<String, Object>>() { });
         try {
-            TaskWriteOptions.of(options);
-            SparkArrowSchema.toArrow(df.schema(), timezone);
+            check(options, df.schema(), timezone);
         } catch (IllegalArgumentException refused) {
             return refused.getMessage();
         }
@@ -128,9 +126,8 @@ public final class JvmSinkWrite {
         JsonNode node = JSON.readTree(planJson);
         HashMap<String, Object> options = JSON.convertValue(node.get("options"),
                 new TypeReference<HashMap<String, Object>>() { });
-        TaskWriteOptions.of(options);                         // refused here: before any job
         String timezone = text(node, "timezone");
-        SparkArrowSchema.toArrow(schema, timezone);           // an unsupported type: likewise
+        check(options, schema, timezone);                     // refused here: before any job
         long fileSize = ((Number) options.get("fileSize")).longValue();
         long bufferSize = ((Number) options.get("bufferSize")).longValue();
         // event_records.piece_bytes
@@ -138,7 +135,14 @@ public final class JvmSinkWrite {
                 Math.min(RECORD_BYTES, (fileSize - Layout.FILE_HEADER_SIZE) / 4));
         return new Plan(text(node, "path"), options, text(node, "log_uri"), text(node, "log_id"),
                 text(node, "query"), node.get("batch").asLong(), timezone,
-                chunkRows > 0 ? chunkRows : Integer.MAX_VALUE, maxBody, schema.json());
+                chunkRows > 0 ? chunkRows : Integer.MAX_VALUE, maxBody, schema);
+    }
+
+    /** Refuses (IllegalArgumentException, naming it) a journal option the JVM writer does
+     *  not enforce and a column type it cannot convert. */
+    private static void check(Map<String, Object> options, StructType schema, String timezone) {
+        TaskWriteOptions.of(options);
+        SparkArrowSchema.toArrow(schema, timezone);
     }
 
     private static String text(JsonNode node, String key) {
@@ -161,8 +165,7 @@ public final class JvmSinkWrite {
             TaskWrite.Identity identity = new TaskWrite.Identity(context.partitionId(),
                     context.attemptNumber(), context.taskAttemptId());
             String inject = context.getLocalProperty(INJECT_FAILURE);
-            StructType schema = (StructType) DataType.fromJson(plan.schemaJson());
-            Schema arrow = SparkArrowSchema.toArrow(schema, plan.timezone());
+            Schema arrow = SparkArrowSchema.toArrow(plan.schema(), plan.timezone());
             Map<String, Object> message;
             try (BufferAllocator allocator = ArrowUtils.rootAllocator().newChildAllocator(
                     "sparkjournal-sink-task-" + context.taskAttemptId(), 0, Long.MAX_VALUE);
