@@ -128,6 +128,31 @@ def test_torn_write_with_later_record_in_sync_window_is_dropped_and_reported(lan
         assert journal.report.torn_tail is None
 
 
+def test_torn_tail_past_an_earlier_smaller_sync_window_is_still_a_torn_tail(lane, backend):
+    """A writer whose sync window is larger than the one the current file's header
+    promises (bufferSize raised between runs) rolls into a fresh file before its
+    first append, so a crash's tail up to its own window loads as a torn tail."""
+    small = {"fileSize": "256k", "bufferSize": "4k", "maxIO": 1, "journalType": backend}
+    large = dict(small, bufferSize="32k")
+    with Journal.open(lane, **small) as journal:
+        fill(journal, range(1, 11))
+    before = scan_lane(lane)[-1]
+    with Journal.open(lane, **large) as journal:
+        fill(journal, range(11, 131))               # ~13 KiB past the small window's 4 KiB
+    newest = scan_lane(lane)[-1]
+    assert newest.file_id > before.file_id, "the writer kept appending under the small window"
+    assert [r.record_id for r in newest.records] == list(range(11, 131))
+    end = newest.records[-1].offset + newest.records[-1].size
+    at = next(i for i, r in enumerate(newest.records) if 3 * 4096 < end - r.offset < 32 * 1024)
+    kept, victim = newest.records[at - 1], newest.records[at]
+    flip(newest.path, victim.offset + layout.RECORD_HEADER_SIZE + 3)    # a block never landed
+    with Journal.open(lane, **large) as journal:
+        torn = journal.report.torn_tail
+        assert torn is not None and torn.file == newest.path
+        assert (torn.offset, torn.records_dropped) == (kept.offset + kept.size, 130 - victim.record_id)
+        assert sorted(live(journal)) == list(range(1, victim.record_id))
+
+
 def words_naming(file_id: int, record_type: int = 0) -> bytes:
     """40 bytes with the file's id where a record header keeps it and a CRC
     that cannot match; type 0: what a stale body may hold by chance."""

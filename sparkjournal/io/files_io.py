@@ -75,6 +75,19 @@ def overwrite_durably(path: str, offset: int, data) -> None:
         raise io_error(error.errno or errno_codes.EIO, "overwriting", path, offset) from error
 
 
+def sync_file(path: str) -> None:
+    """fdatasyncs an existing file: what it holds (in the page cache too) is on
+    disk when this returns."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            os.fdatasync(fd)
+        finally:
+            os.close(fd)
+    except OSError as error:
+        raise io_error(error.errno or errno_codes.EIO, "syncing", path, 0) from error
+
+
 def write_file_atomically(path: str, data, written=None, rate=None) -> None:
     """Replaces ``path`` with ``data``: tmp write, fsync, rename, directory
     fsync. ``written()``, if given, runs after the write, before the fsync

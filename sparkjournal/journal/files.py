@@ -147,3 +147,15 @@ def first_write_offset(end_of_data: int, block_size: int) -> int:
     """Where a writer continues a file whose data ends at ``end_of_data``: the
     next block boundary (the rest of that block is padding)."""
     return max(layout.align_up(end_of_data, block_size), layout.FILE_HEADER_SIZE)
+
+
+def crash_reach(loaded_file, start: int, block_size: int) -> int:
+    """Where the bytes a crashed writer may have left torn past a file's end of
+    data stop: the header's sync window past that end (no writer of the file
+    has more written past its last completed sync, and that sync lies at or
+    before the end of data), rounded up to a block, or further where a
+    dropped torn tail or the first append lies further; within the file."""
+    header = loaded_file.header
+    block = max(block_size, header.block_size, 1)
+    reach = layout.align_up(loaded_file.end + header.sync_window, block)
+    return min(max(reach, loaded_file.torn_end, start), header.file_size)

@@ -28,7 +28,7 @@ from ..config import JournalConfig, load_config
 from ..errors import SparkJournalError, TransactionError
 from ..format import layout
 from ..format.codec import CODEC
-from ..io.files_io import overwrite_durably
+from ..io.files_io import overwrite_durably, sync_file
 from ..io.modes import make_dirs, use_config_modes
 from ..io.probe import choose_factory
 from . import batch as batch_mod
@@ -36,7 +36,7 @@ from .appender import Appender
 from .datafile import MappedFile
 from .deferred_crc import DeferredChecks
 from .fileset import hold_for_reading, maintenance_running, read_generation, try_hold_exclusive
-from .files import DataFile, DataFiles, first_write_offset
+from .files import DataFile, DataFiles, crash_reach, first_write_offset
 from .inside import check_inside
 from .large import IpcBody, LargeStore
 from .loader import LoadedJournal, load
@@ -269,18 +269,28 @@ class Journal(JournalSnapshot):
         data_end = newest.end if newest else layout.FILE_HEADER_SIZE
         start = first_write_offset(data_end, self.config.deviceBlockSize)
         if newest is not None:
-            # Past the end of data, up to the first append, lie only bytes no load
-            # may take for data: a dropped torn tail, or a torn record of this
-            # file's own id ending the data mid-block. Left there, they would end
-            # the data again before the new records (a later load drops those as
-            # a torn tail) or, once this file is sealed by a roll, fail the load
-            # as damage. So they are zeroed, durably, before anything is appended.
-            zero_to = min(max(newest.torn_end, start), newest.header.file_size)
+            # What a crashed writer may have left past the end of data, torn (a
+            # dropped torn tail, a torn record of this file's own id, any
+            # blocks of an unsynced multi-block write), lies within the header's
+            # sync window of it (crash_reach). Left there, such bytes would end
+            # the data again before the new records (a later load drops those
+            # as a torn tail) or, once a roll seals this file, fail the load as
+            # damage. So they are zeroed before anything is appended, and the
+            # file is synced either way: a killed writer's unsynced records,
+            # which this load took for data, are durable before a roll's
+            # header can name where this file's data ends.
+            zero_to = crash_reach(newest, start, self.config.deviceBlockSize)
             if newest.mapped.view[newest.end:zero_to].tobytes().strip(b"\0"):
                 overwrite_durably(newest.path, newest.end, bytes(zero_to - newest.end))
-        if files.current.header.sealed_end:
-            # Written whole by compaction: never appended to. Roll into a fresh
-            # file now (header durable before the first append lands in it).
+            else:
+                sync_file(newest.path)
+        if files.current.header.sealed_end or \
+                files.current.header.sync_window < self.config.sync_window:
+            # Written whole by compaction: never appended to. Or its header
+            # promises a smaller sync window than this writer keeps: a crash
+            # tail past that window would load as damage, not as a torn tail.
+            # Roll into a fresh file now (header durable before the first
+            # append lands in it), as the JVM appender does (AppendStart).
             data_file, header = files.roll(data_end)
             overwrite_durably(data_file.path, 0, header)
             start = data_end = layout.FILE_HEADER_SIZE

@@ -22,13 +22,15 @@ import java.util.List;
  *       lowest id first; the lane holds no data: the lowest-id file is current
  *       (a new file is created first when the lane has none);</li>
  *   <li>appends continue at the next block boundary after the current file's
- *       end of data. Every byte from that end up to where appends begin, or
- *       to the end of a dropped torn tail if that lies further, is zeroed when
- *       any is not zero, and the file is synced: left there, a torn record of
- *       the file's own id would end the data again before the new records at
- *       the next load (FORMAT.md, "Before its first append..."). The sync also
- *       makes durable what a killed writer left in the page cache before
- *       anything is built on it;</li>
+ *       end of data. Every byte a crashed writer may have left torn past that
+ *       end - up to the header's sync window past it, rounded up to a block,
+ *       or to where appends begin or a dropped torn tail ends if further - is
+ *       zeroed when any is not zero, and the file is synced: left there, a
+ *       torn record of the file's own id would end the data again before the
+ *       new records at the next load, or fail it as damage once a roll seals
+ *       the file (FORMAT.md, "Before its first append..."). The sync also
+ *       makes durable what a killed writer left in the page cache before a
+ *       roll's header can name where this file's data ends;</li>
  *   <li>the writer rolls into a fresh file before its first append when the
  *       current file may not be appended to: one written whole by compaction
  *       (a sealed end, as Python), or one whose header promises a smaller sync
@@ -143,7 +145,7 @@ final class AppendStart {
             if (last >= 0) {
                 dataEnd = current.end;
                 offset = Math.max(alignUp(dataEnd, config.blockSize()), Layout.FILE_HEADER_SIZE);
-                zeroAndSync(current, offset);
+                zeroAndSync(current, offset, config.blockSize());
             }
             rollFirst = current.header.sealedEnd() != 0
                     || Long.compareUnsigned(current.header.syncWindow(), config.syncWindow()) < 0;
@@ -155,11 +157,18 @@ final class AppendStart {
         return new LanePool.PoolFile(file.path, file.fileId(), file.header.fileSize());
     }
 
-    /** Zeroes [end of data, max(torn end, offset)) of the file, if any byte there is not zero,
-     *  and syncs the file. */
-    private static void zeroAndSync(LoadedFile file, long offset) throws IOException {
+    /** Zeroes [end of data, crash reach) of the file, if any byte there is not zero, and syncs
+     *  the file. The crash reach: the header's sync window past the end of data (no writer of
+     *  the file had more written past its last completed sync, which lies at or before that
+     *  end), rounded up to a block, or the torn end or {@code offset} where further; within
+     *  the file. */
+    private static void zeroAndSync(LoadedFile file, long offset, long blockSize) throws IOException {
         long from = file.end;
-        long to = Math.min(Math.max(file.tornEnd, offset), file.header.fileSize());
+        long block = Math.max(Math.max(blockSize, file.header.blockSize()), 1);
+        long window = Long.compareUnsigned(file.header.syncWindow(), file.header.fileSize()) < 0
+                ? file.header.syncWindow() : file.header.fileSize();
+        long reach = alignUp(from + window, block);
+        long to = Math.min(Math.max(Math.max(file.tornEnd, offset), reach), file.header.fileSize());
         ByteBuffer bytes = file.buffer();
         boolean dirty = false;
         for (long at = from; at < to && !dirty; at++) {
