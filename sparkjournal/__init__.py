@@ -10,8 +10,8 @@
 """
 from .config import JournalConfig, load_config
 from .errors import (ConfigError, CorruptJournalError, FormatVersionError, JournalClosedError,
-                     JournalFullError, JournalIOError, JournalLockedError, SparkJournalError,
-                     TransactionError)
+                     JournalFullError, JournalIOError, JournalLockedError, LockSupportError,
+                     SparkJournalError, TransactionError)
 
 _LAZY = {"Journal": ".journal.journal", "JournalSnapshot": ".journal.journal",
          "JournalRoot": ".journal.root", "JournalSink": ".spark.sink",
@@ -43,4 +43,4 @@ def __getattr__(name):
 
 __all__ = ["JournalSink", "JournalDataSource", "read_table", "read", "delete", "register", "Journal", "JournalSnapshot", "JournalRoot", "JournalConfig", "load_config",
            "ConfigError", "CorruptJournalError", "FormatVersionError", "JournalClosedError",
-           "JournalFullError", "JournalIOError", "JournalLockedError", "SparkJournalError", "TransactionError"]
+           "JournalFullError", "JournalIOError", "JournalLockedError", "LockSupportError", "SparkJournalError", "TransactionError"]

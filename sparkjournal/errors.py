@@ -48,6 +48,11 @@ class JournalLockedError(SparkJournalError):
     """Another process is the writer of this journal."""
 
 
+class LockSupportError(SparkJournalError):
+    """The kernel or filesystem refuses the lock that keeps Python and JVM
+    writers of a lane apart: nothing was opened, nothing written."""
+
+
 class JournalClosedError(SparkJournalError):
     """An operation on a journal that was closed or failed."""
 

@@ -28,8 +28,9 @@ processes, and belongs to this descriptor, not to the process, so closing
 another descriptor of the file here drops nothing). It is tried after the
 flock and never waited for while the flock is held: refused, the flock is let
 go and the taker polls on, as it does for Python readers. Where the lock file
-could only be opened read-only (a lane folder no one may change) or the kernel
-has no OFD locks, the flock alone keeps takers apart.
+could only be opened read-only (a lane folder no one may change), the flock
+alone keeps takers apart; where the kernel or filesystem has no OFD locks an
+exclusive taker is refused (LockSupportError, record_lock.py).
 
 flock and OFD locks die with their process: a killed reader, writer or
 compactor never leaves a lane locked. A lane whose folder cannot hold a new lock file (a
@@ -94,13 +95,16 @@ def _flock(path: str, mode: int, wait_seconds: float | None, create: bool = True
         try:
             # an exclusive taker polls: it must not sit on the flock waiting for a JVM reader
             fcntl.flock(fd, mode if deadline is None and not exclusive else mode | fcntl.LOCK_NB)
-            if not exclusive or try_write_lock(fd):
+            if not exclusive or try_write_lock(fd, path):
                 return HeldLock(fd)
             fcntl.flock(fd, fcntl.LOCK_UN)
         except OSError as error:
             if error.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
                 os.close(fd)
                 raise
+        except BaseException:
+            os.close(fd)
+            raise
         if deadline is not None and time.monotonic() >= deadline:
             os.close(fd)
             return None

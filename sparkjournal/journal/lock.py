@@ -7,7 +7,8 @@ file, which the JDK can take where it cannot take an flock. The flock keeps
 Python writers apart, the record locks keep Python and JVM writers apart. The
 OFD lock is tried after the flock, never waited for: refused, the flock is let
 go and the lane counts as held. Where the kernel or filesystem has no OFD
-locks the flock alone is what there is, and JVM writers are not kept out.
+locks, taking the lock fails with LockSupportError (record_lock.py): a Python
+writer never opens a lane it could share with a JVM writer.
 Whoever holds the lock writes its pid into the file, for error messages.
 
 The kernel drops both locks when the holding process dies, however it dies,
@@ -42,7 +43,7 @@ class LaneLock:
                 return False
             raise
         try:
-            held = try_write_lock(fd)
+            held = try_write_lock(fd, self.path)
             if not held:                 # a JVM writer holds its record lock
                 fcntl.flock(fd, fcntl.LOCK_UN)
         except BaseException:

@@ -23,6 +23,7 @@ import logging
 import os
 import time
 
+from ..errors import LockSupportError
 from ..config import load_config
 from ..journal.journal import Journal
 from ..journal.lock import LaneLock
@@ -155,8 +156,13 @@ class BatchCommitter:
                 done += 1
                 continue
             lock = LaneLock(directory)
-            if not lock.try_acquire():
-                continue                         # a live writer holds it and will resolve it
+            try:
+                if not lock.try_acquire():
+                    continue                     # a live writer holds it and will resolve it
+            except LockSupportError as refused:  # only a JVM writer may write here
+                log.warning("lane %s: %s; its next writer or reader resolves it from the "
+                            "commit log", directory, refused)
+                continue
             try:
                 journal = Journal(directory, self.config, lock)
             except Exception:

@@ -37,7 +37,7 @@ from pyspark.sql.datasource import DataSourceStreamReader
 from pyspark.sql.streaming.datasource import (ReadAllAvailable, ReadLimit, ReadMaxBytes,
                                               ReadMaxRows, SupportsTriggerAvailableNow)
 
-from ..errors import SparkJournalError
+from ..errors import LockSupportError, SparkJournalError
 from ..journal.lock import LaneLock
 from ..events import event_records
 from ..events.lane_scan import LaneSlice, read_snapshot, scan
@@ -180,10 +180,15 @@ def stable_point(lane: str, node: str | None, journal_options: dict,
 
 
 def _writer_alive(lane: str) -> bool:
+    """Whether a process may hold the lane's writer lock: true too where the
+    lock cannot be taken at all (no OFD locks), since a JVM writer may."""
     lock = LaneLock(lane)
-    if lock.try_acquire():
-        lock.release()
-        return False
+    try:
+        if lock.try_acquire():
+            lock.release()
+            return False
+    except LockSupportError:
+        pass
     return True
 
 
