@@ -58,3 +58,16 @@ def read_at(path: str, offset: int, size: int) -> bytes:
 
 def flip(path: str, offset: int) -> None:
     patch(path, offset, bytes([read_at(path, offset, 1)[0] ^ 0xFF]))
+
+
+def damage_a_sealed_record(lane: str) -> tuple[str, int]:
+    """Flips a byte in the body of a record in the middle of the lane's first
+    file with records, which a later file seals: damage before the tail, which
+    every load of the lane refuses (CorruptJournalError naming the file and the
+    offset) unless it recovers. The lane needs two files with records.
+    Returns (the file, the damaged record's offset)."""
+    first, *later = scan_lane(lane)
+    assert later, f"{lane} has one file with records: its damage could be a torn tail"
+    victim = first.records[len(first.records) // 2]
+    flip(first.path, victim.offset + layout.RECORD_HEADER_SIZE + 10)
+    return first.path, victim.offset

@@ -11,6 +11,7 @@ import threading
 import pytest
 
 from sparkjournal import Journal
+from sparkjournal.cli import paths
 from sparkjournal.cli.main import main
 from sparkjournal.config import JOURNAL
 from sparkjournal.journal.datafile import MappedFile, read_header
@@ -104,6 +105,19 @@ def test_inspect_names_the_process_holding_the_writer_lock(tmp_path, capsys):
         journal.append_add(1, b"x")
         assert main(["inspect", lane]) == 0
     assert f"locked by process {os.getpid()}" in capsys.readouterr().out
+
+
+def test_inspect_says_the_writer_is_unknown_where_the_lock_table_is_hidden(tmp_path, capsys,
+                                                                           monkeypatch):
+    lane = make_lane(tmp_path / "lane-000", records=10)
+    hidden = tmp_path / "locks"
+    hidden.write_text("")                          # what a sandbox that hides /proc/locks shows
+    monkeypatch.setattr(paths, "LOCK_TABLE", str(hidden))
+    assert main(["inspect", lane]) == 0
+    assert "writer        unknown" in capsys.readouterr().out
+    assert main(["inspect", lane, "--json"]) == 0
+    (described,) = json.loads(capsys.readouterr().out)["lanes"]
+    assert described["writer"] == {"locked": None, "pid": None}
 
 
 def test_inspect_lists_attic_and_archive_contents(tmp_path, capsys):

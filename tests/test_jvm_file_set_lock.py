@@ -2,9 +2,11 @@
 jvm/.../journal/FileSetLock.java): the JDK can only take POSIX record locks,
 so Python's exclusive takers (a compaction's swap, a writer's reclaim) also
 take an OFD write lock, which a reader's shared record lock in another process
-refuses. Real processes, real locks on real lanes."""
+refuses. One JVM holds one lock per lane, whichever path names the lane.
+Real processes, real locks on real lanes."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -15,6 +17,7 @@ from sparkjournal.maintenance.compactor import compact_lane
 from test_jvm_format_agreement import jvm  # noqa: F401  (fixture)
 
 DUMP = "io.sparkjournal.journal.LaneDump"
+TWO_SPELLINGS = "io.sparkjournal.journal.FileSetLockTool"
 OPTIONS = {"fileSize": 64 << 10, "bufferSize": 16 << 10, "minFiles": 2, "journalType": "NIO"}
 
 # What the JDK's FileChannel.lock(0, Long.MAX_VALUE, true) takes: a shared POSIX record lock.
@@ -82,3 +85,22 @@ def test_a_jvm_snapshot_defers_a_compaction_swap_until_it_is_closed(jvm, tmp_pat
     report = compact_lane(lane, force=True, swap_wait=5.0, **OPTIONS)
     assert not report.swap_deferred, f"the swap stayed deferred after the JVM let go: {report}"
     assert live_ids(lane) == expected
+
+
+def test_two_spellings_of_one_lane_in_one_jvm_share_its_lock(jvm, tmp_path):
+    java, jar = jvm
+    (tmp_path / "real").mkdir()
+    lane = str(tmp_path / "real" / "lane")
+    half_dead_lane(lane)
+    os.symlink(tmp_path / "real", tmp_path / "linked")
+    # Read as both paths; the snapshot read through the link is closed, the other kept.
+    reader = started([java, "-cp", jar, TWO_SPELLINGS, lane, str(tmp_path / "linked" / "lane")])
+    try:
+        assert try_hold_exclusive(lane, 0.2) is None, \
+            "closing the snapshot of the other spelling dropped the lock of the one still open"
+    finally:
+        reader.communicate("", timeout=60)
+    assert reader.returncode == 0
+    held = try_hold_exclusive(lane, 5.0)
+    assert held is not None, "the lock stayed held after the JVM closed both snapshots"
+    held.release()

@@ -16,7 +16,9 @@ fed a plan and the files of Arrow IPC bodies that Python's
   backslashes and non-ASCII in the log path and query id), and the message
   round-trips through TaskMessage;
 * a lane a Python writer holds is skipped for the next lane; a lane with a
-  pending compaction swap is skipped with a log line;
+  pending compaction swap is skipped with a log line; a damaged lane is
+  skipped with a warning naming it and its damage, and readers still fail on
+  it; so is a lane a newer sparkjournal wrote;
 * a commit log with another LOG_ID than the driver's is refused naming both
   ids; a journal option the JVM does not enforce is refused naming it;
 * a task killed (SIGKILL) after some bodies and before its PREPARE leaves an
@@ -37,8 +39,9 @@ import time
 import pyarrow as pa
 import pytest
 
-from sparkjournal import Journal
+from sparkjournal import CorruptJournalError, Journal
 from sparkjournal.events import event_records
+from sparkjournal.format import layout
 from sparkjournal.config import load_config
 from sparkjournal.events.node import node_id
 from sparkjournal.events.resolve import Outcome, commit_log, prepared_outcomes
@@ -51,6 +54,8 @@ from sparkjournal.spark.task_message import TaskMessage
 from test_jvm_format_agreement import jvm  # noqa: F401  (fixture: java launcher, jar)
 from test_jvm_append_agreement import tool  # noqa: F401  (fixture: java, class path)
 from test_jvm_journal_agreement import make_lane
+from test_journal_format_recovery import rewrite_header, two_sealed_files
+from lane_surgery import damage_a_sealed_record
 
 TOOL = "io.sparkjournal.events.TaskWriteTool"
 PY_OPTIONS = {"fileSize": "1m", "bufferSize": "8k", "journalType": "NIO"}
@@ -272,6 +277,35 @@ def test_a_lane_with_a_pending_compaction_swap_is_skipped_with_a_log_line(tool, 
                               [body_file(tmp_path, "a", 0, 20, "q", 0)])
     assert out["lane"] == "lane-001"
     assert "lane-000 skipped" in log_lines and "compaction swap pending" in log_lines
+
+
+def test_a_damaged_lane_is_skipped_by_the_jvm_writer_and_named(tool, journal, tmp_path):
+    root = journal[0]
+    damaged = os.path.join(root, "lane-000")
+    two_sealed_files(damaged, {**PY_OPTIONS, "fileSize": "64k"})
+    path, offset = damage_a_sealed_record(damaged)
+    out, log_lines = run_task(tool, plan_line(journal, "q", 0),
+                              [body_file(tmp_path, "a", 0, 20, "q", 0)])
+    assert out["lane"] == "lane-001"
+    assert "WARNING" in log_lines and f"lane {damaged} skipped" in log_lines, log_lines
+    assert f"journal file {path} is corrupt at offset {offset}" in log_lines, log_lines
+    commit(journal, "q", 0, [out])
+    with pytest.raises(CorruptJournalError) as caught:
+        visible_ids(root)
+    assert caught.value.path == path, "readers still fail on the damaged lane"
+
+
+def test_a_lane_of_a_newer_format_is_skipped_by_the_jvm_writer_and_named(tool, journal, tmp_path):
+    root = journal[0]
+    newer = os.path.join(root, "lane-000")
+    with Journal.open(newer, **PY_OPTIONS) as writer:
+        writer.append_add(1, b"written by a newer sparkjournal")
+        first = writer.files[0].path
+    rewrite_header(first, version=layout.FORMAT_VERSION + 1)
+    out, log_lines = run_task(tool, plan_line(journal, "q", 0),
+                              [body_file(tmp_path, "a", 0, 20, "q", 0)])
+    assert out["lane"] == "lane-001"
+    assert f"lane {newer} skipped" in log_lines and "newer sparkjournal" in log_lines, log_lines
 
 
 # --- refusals ---------------------------------------------------------------------------------

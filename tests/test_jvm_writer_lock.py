@@ -3,7 +3,9 @@
 flock plus OFD write lock and a JVM writer's POSIX record lock on
 ``journal.lock`` keep each other out, whichever side comes first; each dies
 with its process; a second hold within one JVM is refused without dropping
-the first; and the JVM's WriterProbe sees a writer of either side. Real
+the first; the JVM's WriterProbe sees a writer of either side, and takes an
+empty lock table (one a sandbox hides) for a live writer; ``sparkjournal
+inspect`` names a JVM writer's process as it names a Python writer's. Real
 processes, real locks on real lanes."""
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import sys
 import pytest
 
 from sparkjournal import Journal, JournalLockedError
+from sparkjournal.cli.paths import lock_holder
 from sparkjournal.journal.lock import LaneLock
 from sparkjournal.spark.stream_reader import _writer_alive
 
@@ -155,3 +158,26 @@ def test_the_writer_probe_sees_python_and_jvm_writers_and_no_writer(jvm, tmp_pat
     finally:
         ended(holder)
     assert not probe(jvm, lane)
+
+
+def test_an_empty_lock_table_counts_as_a_live_writer(jvm, tmp_path):
+    lane = written_lane(tmp_path)
+    hidden = tmp_path / "locks"
+    hidden.write_text("")                          # what a sandbox that hides /proc/locks shows
+    child, report = java_tool(jvm, "--probe-table", str(hidden), lane)
+    ended(child)
+    assert report == {"alive": True}, "an empty lock table was read as no writer"
+    # The kernel's table is never empty to the probe, which holds a lock of its own meanwhile.
+    assert not probe(jvm, lane)
+
+
+def test_inspect_names_a_jvm_writer_as_it_names_a_python_one(jvm, tmp_path):
+    lane = written_lane(tmp_path)
+    assert lock_holder(lane) == (False, None)
+    holder, report = java_tool(jvm, lane)
+    try:
+        assert report == {"held": True}
+        assert lock_holder(lane) == (True, holder.pid)
+    finally:
+        ended(holder)
+    assert lock_holder(lane) == (False, None)

@@ -87,10 +87,10 @@ def _describe(name: str, lane_dir: str, config, loaded) -> dict:
         bodies.append({**entry, "record_id": referenced.get(large_id),
                        "state": "unfinished (.tmp)" if large_id is None else
                        "referenced" if large_id in referenced else "unreferenced"})
-    holder = lock_holder(lane_dir)
+    locked, holder = lock_holder(lane_dir)
     return {
         "lane": name, "path": lane_dir,
-        "writer": {"locked": holder is not None, "pid": holder},
+        "writer": {"locked": locked, "pid": holder},          # locked None: cannot be told
         "files": files,
         "live_records": len(state.live), "live_bytes": live_bytes, "used_bytes": used,
         "live_ratio": round(live_bytes / used, 4) if used else None,
@@ -136,6 +136,14 @@ def describe_pages(lane_dir: str, config, loaded) -> dict:
             "list": listed}
 
 
+def _writer_text(writer: dict) -> str:
+    if writer["locked"] is None:
+        return "unknown (the kernel's lock table /proc/locks is unreadable or hidden here)"
+    if not writer["locked"]:
+        return "not locked"
+    return f"locked by process {writer['pid']}" if writer["pid"] else "locked"
+
+
 def _large_id(name: str) -> int | None:
     if not name.endswith(LARGE_SUFFIX):
         return None
@@ -149,7 +157,7 @@ def render(lane: dict, out) -> None:
     say = lambda *parts: print(*parts, file=out)          # noqa: E731
     say(f"lane {lane['lane']}  ({lane['path']})")
     writer = lane["writer"]
-    say(f"  writer        {'locked by process ' + str(writer['pid']) if writer['locked'] else 'not locked'}")
+    say(f"  writer        {_writer_text(writer)}")
     files = lane["files"]
     say(f"  files         {sum(f['state'] == 'in use' for f in files)} in use, "
         f"{sum(f['state'] == 'free' for f in files)} free"

@@ -7,7 +7,9 @@ Nothing here creates, locks or changes anything on disk.
 """
 from __future__ import annotations
 
+import fcntl
 import os
+import tempfile
 
 from ..errors import UsageError
 from ..journal.datafile import is_data_file_name
@@ -15,6 +17,9 @@ from ..journal.lanes import list_lanes
 from ..journal.lock import LOCK_FILE
 
 LANE_MARKERS = (LOCK_FILE, "large", "attic")
+LOCK_TABLE = "/proc/locks"
+# A writer's entries: a Python writer's flock and OFD lock, a JVM writer's record lock.
+HOLDER_KINDS = ("FLOCK", "POSIX", "OFDLCK")
 
 
 def is_lane_folder(path: str) -> bool:
@@ -46,23 +51,38 @@ def find_lanes(path: str) -> list[tuple[str, str]]:
     raise UsageError(f"{path} holds no journal: no lane-NNN folders and no data-*.sjd files")
 
 
-def lock_holder(lane_dir: str) -> int | None:
-    """The pid holding the lane's writer lock, read from /proc/locks (never by
-    trying the lock: a probe could make a starting writer fail). None when the
-    lane is not locked or /proc/locks is unreadable."""
+def lock_holder(lane_dir: str) -> tuple[bool | None, int | None]:
+    """Whether a process holds the lane's writer lock, and which, read from the
+    kernel's lock table (never by trying the lock: a probe could make a starting
+    writer fail): (True, its pid; None for an OFD lock alone), (False, None), or
+    (None, None) when that cannot be told: the table unreadable or empty, which
+    is one a sandbox hides (the kernel's is never empty here: this holds an
+    flock of its own while it reads), as the JVM's WriterProbe counts it."""
     try:
         st = os.stat(os.path.join(lane_dir, LOCK_FILE))
-        with open("/proc/locks", encoding="ascii") as handle:
-            lines = handle.read().splitlines()
+    except FileNotFoundError:
+        return False, None                  # nobody ever opened the lock file
     except OSError:
-        return None
+        return None, None
+    try:
+        with tempfile.TemporaryFile() as own:
+            fcntl.flock(own, fcntl.LOCK_EX)
+            with open(LOCK_TABLE, encoding="ascii") as handle:
+                lines = handle.read().splitlines()
+    except OSError:
+        return None, None
+    if not lines:
+        return None, None
     wanted = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    pids = []
     for line in lines:
         fields = line.split()
-        # "1: FLOCK  ADVISORY  WRITE 7699 fe:00:2146741 0 EOF" ("->" marks a waiter)
-        if len(fields) >= 6 and fields[1] == "FLOCK" and fields[2] != "->" and fields[5] == wanted:
-            return int(fields[4])
-    return None
+        # "1: FLOCK  ADVISORY  WRITE 7699 fe:00:2146741 0 EOF"; a waiter: "1: -> FLOCK ..."
+        if len(fields) >= 6 and fields[1] in HOLDER_KINDS and fields[5] == wanted:
+            pids.append(int(fields[4]))
+    if not pids:
+        return False, None
+    return True, next((pid for pid in pids if pid > 0), None)
 
 
 def folder_listing(path: str) -> list[dict]:

@@ -1,6 +1,8 @@
 package io.sparkjournal.events;
 
+import io.sparkjournal.format.FormatVersionException;
 import io.sparkjournal.journal.AppendConfig;
+import io.sparkjournal.journal.CorruptJournalException;
 import io.sparkjournal.journal.DiskModes;
 import io.sparkjournal.journal.JournalException;
 import io.sparkjournal.journal.LaneAppender;
@@ -32,11 +34,25 @@ import java.util.regex.Pattern;
  * for a new lane one makes it, and the lock decides who writes it); a lane that
  * is a symbolic link is refused (Python's {@code refuse_link}, same message,
  * as a JournalException: PathOutsideException cannot be made outside its
- * package). Unlike Python, a lane whose appender open refuses it for what only
- * a Python writer does (a pending compaction swap, files to move to attic/:
- * plain {@link JournalException}) is released and skipped with a warning on
- * the "sparkjournal.task" logger, so a task never fails for a lane a Python
- * writer can fix; damage (CorruptJournalException) and any other error fail.
+ * package). A lane this writer cannot append to is released and skipped for
+ * the next, with a WARNING on the "sparkjournal.task" logger naming the lane
+ * and why, so one bad lane never blocks a node's writes:
+ * <ul>
+ *   <li>a damaged lane ({@link CorruptJournalException}), as Python's writer
+ *       skips it; it stays as it is, and readers fail on it (or leave its
+ *       damaged files out under skipCorrupt) until it is repaired;</li>
+ *   <li>a lane written by a newer sparkjournal ({@link FormatVersionException}),
+ *       as Python's writer skips it: the newer version goes on writing it,
+ *       this one writes elsewhere, and a reader of this version fails on it;</li>
+ *   <li>unlike Python, a lane refused for what only a Python writer does (a
+ *       pending compaction swap, files to move to attic/: plain
+ *       {@link JournalException}), which a Python writer fixes.</li>
+ * </ul>
+ * What is wrong with the root or the node rather than with one lane fails the
+ * task: a lane that is a symbolic link, a folder of the lane leading out of it
+ * (PathOutsideException), any other JournalException and any I/O error.
+ * Each open of a skipped lane loads it again (and warns again): a JVM keeps
+ * its writers across tasks ({@link LaneWriters}), so that is rare.
  *
  * <p>Modes: folders are made 0750 and files 0640 (less the umask), Python's
  * defaults; the caller refuses other dirMode/fileMode values.
@@ -176,10 +192,14 @@ public final class RootLanes {
             }
             try {
                 return new Opened(node, root, name, lock, LaneAppender.open(lane, config));
+            } catch (CorruptJournalException | FormatVersionException unusable) {
+                lock.close();
+                LOG.warning("lane " + lane + " skipped, this writer cannot append to it: "
+                        + unusable.getMessage());
             } catch (JournalException refused) {
                 lock.close();
                 if (refused.getClass() != JournalException.class) {
-                    throw refused;                       // damage, a link leading out: fail
+                    throw refused;                       // a folder leading out: fail
                 }
                 LOG.warning("lane " + lane + " skipped, a Python writer must open it first: "
                         + refused.getMessage());
@@ -189,7 +209,8 @@ public final class RootLanes {
             }
         }
         throw new EventsException("all " + MAX_LANES + " lanes of " + root + " have a writer (or "
-                + "need a Python writer first); close some writers or use another root");
+                + "are damaged, or need a Python writer first: see the warnings); close some "
+                + "writers or use another root");
     }
 
     /** Checks the root exists, making it (and its parents) if {@code createDirs}. */

@@ -26,7 +26,11 @@ import java.util.Map;
  * <p>Record locks belong to the process, and closing any channel of the file
  * drops them all; so one channel per lane per JVM holds the lock, shared by
  * every open snapshot of that lane (executor threads reading the same lane
- * take it once) and closed with the last one.
+ * take it once) and closed with the last one. The lane is known by its lock
+ * file's real path: two spellings of one lane (a symbolic link in a parent
+ * folder, {@code ..}) share the one channel, where a second channel would
+ * fail the second read (the JDK refuses a second lock of a file it locked)
+ * or, closed, drop the first's lock.
  *
  * <p>A lane without {@code files.lock} never had a writer (a writer makes it
  * when it opens the lane, before its first record), so nobody changes its
@@ -65,7 +69,12 @@ final class FileSetLock implements AutoCloseable {
      * other lanes' first snapshots in this JVM meanwhile).
      */
     static FileSetLock holdForReading(Path lane) throws IOException {
-        Path key = lane.resolve(NAME).toAbsolutePath().normalize();
+        Path key;
+        try {
+            key = lane.resolve(NAME).toRealPath();
+        } catch (NoSuchFileException | AccessDeniedException noLock) {
+            return new FileSetLock(null);
+        }
         synchronized (HELD) {
             Held held = HELD.get(key);
             if (held == null) {

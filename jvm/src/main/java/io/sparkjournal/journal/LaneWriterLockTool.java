@@ -11,7 +11,7 @@ import java.nio.file.Paths;
  * hand): takes or probes a lane's writer lock as a JVM writer does. Not an
  * API. Each line it prints is one JSON object, flushed at once.
  *
- * <pre>LaneWriterLockTool LANE | --twice LANE | --probe LANE</pre>
+ * <pre>LaneWriterLockTool LANE | --twice LANE | --probe LANE | --probe-table TABLE LANE</pre>
  *
  * <ul>
  *   <li>{@code LANE}: {@link LaneWriterLock#tryAcquire}; prints {@code {"held": true}}
@@ -20,6 +20,8 @@ import java.nio.file.Paths;
  *       and, while the first is held, waits for stdin to end; then closes it, takes the
  *       lock once more and prints {@code {"again": ..}}.</li>
  *   <li>{@code --probe LANE}: prints {@code {"alive": ..}}, {@link WriterProbe#writerAlive}.</li>
+ *   <li>{@code --probe-table TABLE LANE}: the same, the kernel's lock table read from the
+ *       file {@code TABLE} instead of {@code /proc/locks}.</li>
  * </ul>
  *
  * Exit 0; on an I/O error {@code {"error": class, "message": ...}} and exit 2;
@@ -31,10 +33,12 @@ public final class LaneWriterLockTool {
     }
 
     public static void main(String[] args) {
-        String mode = args.length == 2 ? args[0] : args.length == 1 ? "" : null;
-        if (mode == null || !(mode.isEmpty() || mode.equals("--twice") || mode.equals("--probe"))
-                || args[args.length - 1].startsWith("--")) {
-            System.err.println("usage: LaneWriterLockTool LANE | --twice LANE | --probe LANE");
+        String mode = args.length >= 2 ? args[0] : args.length == 1 ? "" : null;
+        boolean known = mode != null && (args.length == 3 ? mode.equals("--probe-table")
+                : mode.isEmpty() || mode.equals("--twice") || mode.equals("--probe"));
+        if (!known || args.length > 3 || args[args.length - 1].startsWith("--")) {
+            System.err.println("usage: LaneWriterLockTool LANE | --twice LANE | --probe LANE"
+                    + " | --probe-table TABLE LANE");
             System.exit(1);
             return;
         }
@@ -43,6 +47,10 @@ public final class LaneWriterLockTool {
         try {
             if (mode.equals("--probe")) {
                 line(out, "{\"alive\": " + WriterProbe.writerAlive(lane) + "}");
+            } else if (mode.equals("--probe-table")) {
+                boolean alive = WriterProbe.held(lane.resolve(WriterProbe.LOCK_FILE),
+                        Paths.get(args[1]));
+                line(out, "{\"alive\": " + alive + "}");
             } else if (mode.equals("--twice")) {
                 twice(lane, out);
             } else {
@@ -78,7 +86,7 @@ public final class LaneWriterLockTool {
     }
 
     /** {@code text} as the inside of a JSON string, ASCII only. */
-    private static String escaped(String text) {
+    static String escaped(String text) {
         StringBuilder escaped = new StringBuilder();
         for (char c : text.toCharArray()) {
             if (c == '"' || c == '\\') {

@@ -1,9 +1,11 @@
 package io.sparkjournal.journal;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Set;
 
@@ -19,9 +21,14 @@ import java.util.Set;
  * never dropped (closing any descriptor of the file would drop it), and a
  * Python writer's bare flock (where there are no OFD locks) is seen too.
  *
- * <p>Where the answer cannot be known ({@code /proc/locks} unreadable, the
- * lock file unreadable) the writer counts as alive: the caller then waits for
- * the writer's transactions to end, which is slow at worst, never wrong.
+ * <p>Where the answer cannot be known ({@code /proc/locks} unreadable or
+ * empty, the lock file unreadable) the writer counts as alive: the caller then
+ * waits for the writer's transactions to end, which is slow at worst, never
+ * wrong. An empty table is one a sandbox hides: the kernel's is never empty
+ * here, as this JVM holds a lock of its own for its life, an exclusive record
+ * lock on a temporary file it deleted at once, taken before the first read
+ * (where it cannot be taken, a quiet machine's table is empty too, and
+ * counts as unknown).
  */
 public final class WriterProbe {
 
@@ -29,6 +36,9 @@ public final class WriterProbe {
     private static final Path LOCKS = Path.of("/proc/locks");
     /** The /proc/locks entries of a writer: Python's flock and OFD lock, the JVM's record lock. */
     private static final Set<String> HOLDER_KINDS = Set.of("FLOCK", "POSIX", "OFDLCK");
+    /** This JVM's own lock (see the class), held open for its life; null: not taken. */
+    private static FileChannel ownLock;
+    private static boolean ownLockTried;
 
     private WriterProbe() {
     }
@@ -41,6 +51,11 @@ public final class WriterProbe {
     /** True if some process holds a lock on {@code lock} now (as above, for any of a lane's
      *  lock files, e.g. the maintenance lock compact.lock), or if that cannot be told. */
     public static boolean held(Path lock) {
+        return held(lock, LOCKS);
+    }
+
+    /** {@link #held(Path)} read from the lock table {@code table} (tests give another). */
+    static boolean held(Path lock, Path table) {
         long device;
         long inode;
         try {
@@ -53,9 +68,13 @@ public final class WriterProbe {
         }
         List<String> held;
         try {
-            held = Files.readAllLines(LOCKS);
+            holdOwnLock();
+            held = Files.readAllLines(table);
         } catch (IOException unknown) {
             return true;
+        }
+        if (held.isEmpty()) {
+            return true;                          // hidden: our own lock would show
         }
         String wanted = String.format("%02x:%02x:%d", major(device), minor(device), inode);
         for (String line : held) {
@@ -67,6 +86,37 @@ public final class WriterProbe {
             }
         }
         return false;
+    }
+
+    /** Takes this JVM's own lock (see the class), tried once; where it cannot be taken
+     *  an empty table also stands for a quiet machine, and still counts as unknown. */
+    private static synchronized void holdOwnLock() {
+        if (ownLockTried) {
+            return;
+        }
+        ownLockTried = true;
+        FileChannel channel = null;
+        try {
+            Path file = Files.createTempFile("sparkjournal-probe-", ".lock");
+            try {
+                channel = FileChannel.open(file, StandardOpenOption.WRITE);
+            } finally {
+                Files.deleteIfExists(file);           // the lock outlives the name
+            }
+            if (channel.tryLock() != null) {
+                ownLock = channel;
+                return;
+            }
+        } catch (IOException | RuntimeException notTaken) {
+            // left untaken
+        }
+        try {
+            if (channel != null) {
+                channel.close();
+            }
+        } catch (IOException ignored) {
+            // nothing held
+        }
     }
 
     /** Linux's major(dev) of a 64-bit st_dev. */
