@@ -313,8 +313,8 @@ def test_writer_compactions_and_readers_at_once_on_one_lane_lose_nothing(tmp_pat
 @pytest.mark.slow
 def test_writer_compactions_and_readers_at_once_long(tmp_path, backend):
     CompactingChecker.compactions = CompactingChecker.snapshots = 0
-    checker = crash.run_crashes(tmp_path, backend, kills=80, seed=6160 + len(backend),
+    checker = crash.run_crashes(tmp_path, backend, kills=40, seed=6160 + len(backend),
                                 checker_class=CompactingChecker)
-    assert checker.kills == 80 and CompactingChecker.compactions > 80
+    assert checker.kills == 40 and CompactingChecker.compactions > 40
     print(f"{backend}: {checker.kills} writer kills, {CompactingChecker.compactions} compactions, "
           f"{CompactingChecker.snapshots} checked snapshots, {len(checker.known)} live records")

@@ -3,10 +3,10 @@
 Drivers (with their JVM and Python workers: the whole process group) are
 killed with SIGKILL at random moments of a running stream and restarted from
 the checkpoint; at the end every event of every decided batch is in the journal
-exactly once and nothing else is. Default suite: 3 kills per sink (the foreachBatch
+exactly once and nothing else is. Default suite: 2 kills per sink (the foreachBatch
 sink both with its tasks writing - the default writer, the JVM's where the
-connector is built - and with the driver writing small batches); ``slow``: 50,
-and 12 with the foreachBatch sink's tasks writing in Python workers
+connector is built - and with the driver writing small batches); ``slow``: 20,
+and 6 with the foreachBatch sink's tasks writing in Python workers
 (writer="python").
 """
 from __future__ import annotations
@@ -95,20 +95,20 @@ def assert_exactly_once(path, history):
 
 @pytest.mark.parametrize("sink", ["foreachBatch", "format", "smallBatches"])
 def test_driver_killed_at_random_moments_loses_and_duplicates_nothing(tmp_path, sink):
-    path, history = kill_and_restart(tmp_path, sink, kills=3, seed=sink)
+    path, history = kill_and_restart(tmp_path, sink, kills=2, seed=sink)
     assert_exactly_once(path, history)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("sink", ["foreachBatch", "format"])
-def test_driver_killed_fifty_times_loses_and_duplicates_nothing(tmp_path, sink):
-    path, history = kill_and_restart(tmp_path, sink, kills=50, seed=f"slow-{sink}")
+def test_driver_killed_twenty_times_loses_and_duplicates_nothing(tmp_path, sink):
+    path, history = kill_and_restart(tmp_path, sink, kills=20, seed=f"slow-{sink}")
     assert_exactly_once(path, history)
 
 
 @pytest.mark.slow
-def test_driver_killed_twelve_times_with_python_writer_loses_and_duplicates_nothing(tmp_path):
-    path, history = kill_and_restart(tmp_path, "python", kills=12, seed="slow-python")
+def test_driver_killed_six_times_with_python_writer_loses_and_duplicates_nothing(tmp_path):
+    path, history = kill_and_restart(tmp_path, "python", kills=6, seed="slow-python")
     assert_exactly_once(path, history)
 
 
