@@ -18,7 +18,6 @@ lane that loads clean and that it reopens and continues.
 from __future__ import annotations
 
 import dataclasses
-import glob
 import json
 import os
 import random
@@ -36,10 +35,9 @@ from sparkjournal.format import codec_python, layout
 from sparkjournal.journal.datafile import read_header
 from sparkjournal.journal.loader import load
 from sparkjournal.maintenance.compactor import compact_lane
-from sparkjournal.spark import jvm_build
 
 from lane_surgery import patch, read_at, scan_lane
-from test_jvm_format_agreement import jvm  # noqa: F401  (fixture: java launcher, jar)
+from test_jvm_format_agreement import jvm  # noqa: F401  (fixture: java launcher, class path)
 from test_jvm_journal_agreement import assert_agree, make_lane, write_lane
 
 TOOL = "io.sparkjournal.journal.AppendTool"
@@ -55,13 +53,9 @@ SIZES = [0, 1, 7, 8, 9, 40, 100, 500, 1500, 3000, 5000, 7000, 8100, 9000, 15000,
 # --- running the tool ------------------------------------------------------------------------
 @pytest.fixture(scope="session")
 def tool(jvm):
-    """(java launcher, class path: the jar and the Jackson jars Spark ships)."""
-    java, jar = jvm
-    spark_jars = jvm_build._pyspark_jars()[1]
-    jackson = [path for name in ("jackson-core-*.jar", "jackson-databind-*.jar",
-                                 "jackson-annotations-*.jar")
-               for path in glob.glob(os.path.join(spark_jars, name))]
-    return java, os.pathsep.join([jar, *jackson])
+    """(java launcher, class path: the connector jar, the test tools jar and the Jackson
+    jars Spark ships)."""
+    return jvm
 
 
 def run_tool(tool, lane: str, commands: list, options: dict | None = None) -> tuple[dict, list]:

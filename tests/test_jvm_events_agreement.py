@@ -38,6 +38,8 @@ from sparkjournal.journal.batch import ipc_bytes
 from sparkjournal.journal.inside import PathOutsideError
 from sparkjournal.spark import jvm_build
 
+from jvm_tools import tools_classpath
+
 DUMP = "io.sparkjournal.events.EventsDump"
 U64 = 1 << 64
 
@@ -62,12 +64,13 @@ def java_kind(error: BaseException, otherwise: str | None = None) -> str:
 
 @pytest.fixture(scope="session")
 def jvm():
-    """(java launcher, class path: the jar, built once per session, and pyspark's jars)."""
+    """(java launcher, class path: the connector jar and the test tools jar, built once per
+    session, and pyspark's jars)."""
     reason = jvm_build.jvm_unavailable()
     if reason:
         pytest.skip(f"the JVM events layer cannot be built: {reason}")
     spark_jars = jvm_build._pyspark_jars()[1]
-    return jvm_build.java_path(), os.pathsep.join([jvm_build.jvm_jar(),
+    return jvm_build.java_path(), os.pathsep.join([tools_classpath(),
                                                    os.path.join(spark_jars, "*")])
 
 

@@ -70,10 +70,10 @@ def test_a_record_lock_of_another_process_keeps_exclusive_takers_out_not_readers
 
 
 def test_a_jvm_snapshot_defers_a_compaction_swap_until_it_is_closed(jvm, tmp_path):
-    java, jar = jvm
+    java, classpath = jvm
     lane = str(tmp_path / "lane")
     expected = half_dead_lane(lane)
-    reader = started([java, "-cp", jar, DUMP, lane, "--hold"])
+    reader = started([java, "-cp", classpath, DUMP, lane, "--hold"])
     try:
         report = compact_lane(lane, force=True, swap_wait=0.3, **OPTIONS)
         assert report.swap_deferred, f"the swap went ahead under an open JVM snapshot: {report}"
@@ -88,13 +88,13 @@ def test_a_jvm_snapshot_defers_a_compaction_swap_until_it_is_closed(jvm, tmp_pat
 
 
 def test_two_spellings_of_one_lane_in_one_jvm_share_its_lock(jvm, tmp_path):
-    java, jar = jvm
+    java, classpath = jvm
     (tmp_path / "real").mkdir()
     lane = str(tmp_path / "real" / "lane")
     half_dead_lane(lane)
     os.symlink(tmp_path / "real", tmp_path / "linked")
     # Read as both paths; the snapshot read through the link is closed, the other kept.
-    reader = started([java, "-cp", jar, TWO_SPELLINGS, lane, str(tmp_path / "linked" / "lane")])
+    reader = started([java, "-cp", classpath, TWO_SPELLINGS, lane, str(tmp_path / "linked" / "lane")])
     try:
         assert try_hold_exclusive(lane, 0.2) is None, \
             "closing the snapshot of the other spelling dropped the lock of the one still open"

@@ -5,9 +5,10 @@ Data files are written by the project's own journal (several sessions, so
 files roll, are reclaimed and reused, with transactions, large references and
 a compaction's sealed files), then damaged in the ways FORMAT.md names. Each
 test scans its files with ``codec_python.scan`` (and the C codec, when built,
-which must agree with it) and with ``io.sparkjournal.format.ScanDump`` in one
-JVM, and requires every ScanResult field to be identical. The header tests do
-the same for FileHeader against datafile.read_header.
+which must agree with it) and with ``io.sparkjournal.format.ScanDump`` (a test
+tool, jvm/src/test/java) in one JVM, and requires every ScanResult field to be
+identical. The header tests do the same for FileHeader against
+datafile.read_header.
 """
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ from sparkjournal.format import codec_python, layout
 from sparkjournal.journal.datafile import BadHeader, FileHeader, read_header
 from sparkjournal.maintenance.compactor import compact_lane
 from sparkjournal.spark import jvm_build
+
+from jvm_tools import tools_classpath
 
 try:
     from sparkjournal.format import codec_native
@@ -69,11 +72,12 @@ class DataFile:
 # --- fixtures ------------------------------------------------------------------------------
 @pytest.fixture(scope="session")
 def jvm():
-    """(java launcher, jar), built once per session (and reused from the cache after)."""
+    """(java launcher, class path: the connector jar, the test tools jar and the Jackson
+    jars Spark ships), built once per session (and reused from the cache after)."""
     reason = jvm_build.jvm_unavailable()
     if reason:
         pytest.skip(f"the JVM format layer cannot be built: {reason}")
-    return jvm_build.java_path(), jvm_build.jvm_jar()
+    return jvm_build.java_path(), tools_classpath()
 
 
 def write_lane(lane: str, seed: int) -> None:
@@ -169,8 +173,8 @@ def fields(result) -> dict:
 
 
 def run_dump(jvm, args: list[str]) -> list[dict]:
-    java, jar = jvm
-    done = subprocess.run([java, "-cp", jar, DUMP, *args], capture_output=True,
+    java, classpath = jvm
+    done = subprocess.run([java, "-cp", classpath, DUMP, *args], capture_output=True,
                           text=True, timeout=120)
     assert done.returncode in (0, 1), f"ScanDump failed ({done.returncode}): {done.stderr}"
     return [json.loads(line) for line in done.stdout.splitlines()]

@@ -199,8 +199,8 @@ def python_view(lane: str, recover: bool = False, checksum: bool = True) -> dict
 
 
 def java_view(jvm, lane: str, recover: bool = False, checksum: bool = True) -> dict:
-    java, jar = jvm
-    args = [java, "-cp", jar, DUMP, lane] + (["--recover"] if recover else []) + \
+    java, classpath = jvm
+    args = [java, "-cp", classpath, DUMP, lane] + (["--recover"] if recover else []) + \
         ([] if checksum else ["--no-crc"])
     done = subprocess.run(args, capture_output=True, text=True, timeout=60)
     assert done.returncode in (0, 2), f"LaneDump failed ({done.returncode}): {done.stderr}"

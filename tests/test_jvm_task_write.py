@@ -51,7 +51,7 @@ from sparkjournal.journal.batch import ipc_bytes
 from sparkjournal.spark.committer import BatchCommitter, BatchMetrics
 from sparkjournal.spark.task_message import TaskMessage
 
-from test_jvm_format_agreement import jvm  # noqa: F401  (fixture: java launcher, jar)
+from test_jvm_format_agreement import jvm  # noqa: F401  (fixture: java launcher, class path)
 from test_jvm_append_agreement import tool  # noqa: F401  (fixture: java, class path)
 from test_jvm_journal_agreement import make_lane
 from test_journal_format_recovery import rewrite_header, two_sealed_files

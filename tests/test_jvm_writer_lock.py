@@ -44,8 +44,8 @@ def written_lane(tmp_path) -> str:
 
 def java_tool(jvm, *args: str) -> tuple[subprocess.Popen, dict]:
     """The lock tool started on ``args``, and the first line it printed."""
-    java, jar = jvm
-    child = subprocess.Popen([java, "-cp", jar, TOOL, *args], stdin=subprocess.PIPE,
+    java, classpath = jvm
+    child = subprocess.Popen([java, "-cp", classpath, TOOL, *args], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, text=True)
     first = child.stdout.readline()
     if not first.startswith("{") or '"error"' in first:

@@ -31,7 +31,7 @@ from sparkjournal import Journal
 from lane_surgery import flip, scan_lane
 
 from test_jvm_append_agreement import run_tool, tool  # noqa: F401  (fixture: java, class path)
-from test_jvm_format_agreement import jvm  # noqa: F401  (fixture: java launcher, jar)
+from test_jvm_format_agreement import jvm  # noqa: F401  (fixture: java launcher, class path)
 
 BLOCK = 512
 SLOW_CASES = int(os.environ.get("SPARKJOURNAL_POWER_LOSS_CASES", "2000"))

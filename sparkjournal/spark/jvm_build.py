@@ -5,12 +5,14 @@ Contract:
 * ``jvm_jar()`` returns the path of a jar holding every class compiled from
   ``jvm/src/main/java/**.java``, the files under ``jvm/src/main/resources``
   and what the JVM reader takes from the Python definitions (``jar_resources``:
-  the option names, the metadata columns), or raises ``JvmUnavailableError`` saying why
-  there is none; ``jvm_unavailable()`` returns that reason, or None when the
-  jar is there.
+  the option names, the metadata columns, BUILD_RESOURCE: the Spark and
+  sparkjournal versions it was built for), or raises ``JvmUnavailableError``
+  saying why there is none; ``jvm_unavailable()`` returns that reason, or None
+  when the jar is there. This is the jar of a checkout and of an editable
+  install; a wheel carries one built by ``build_jar`` (setup.py), and
+  connector.py chooses.
 * The sources are found relative to this file: ``<repo>/jvm/src/main`` in a
-  checkout and after ``pip install -e .``, else the copy ``pip install .``
-  put in the package (``sparkjournal/spark/jvm_sources``, setup.py).
+  checkout and after ``pip install -e .`` (a wheel carries the jar, not them).
 * They are compiled with the JDK's ``javac`` (the one on PATH, else
   ``$JAVA_HOME/bin/javac``), ``--release 17``, against every jar of the
   installed pyspark (``<pyspark>/jars/*``).
@@ -44,15 +46,13 @@ JAR_NAME = "sparkjournal-jvm.jar"
 JAVA_RELEASE = "17"
 JVM_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                        "jvm")
-# A checkout (or `pip install -e .`) compiles <repo>/jvm/src/main; an installed
-# copy, the same files that setup.py put in the package.
+# A checkout (or `pip install -e .`) compiles <repo>/jvm/src/main.
 _MAIN = os.path.join(JVM_DIR, "src", "main")
-if not os.path.isdir(_MAIN):
-    _MAIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jvm_sources")
 SOURCE_DIR = os.path.join(_MAIN, "java")
 RESOURCE_DIR = os.path.join(_MAIN, "resources")
 OPTIONS_RESOURCE = "io/sparkjournal/spark/options.json"
 METADATA_RESOURCE = "io/sparkjournal/spark/metadata.arrow"
+BUILD_RESOURCE = "io/sparkjournal/build.properties"
 JAVAC_TIMEOUT_S = 600
 _MANIFEST = b"Manifest-Version: 1.0\r\nCreated-By: sparkjournal jvm_build\r\n\r\n"
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)          # fixed: the same sources give the same jar bytes
@@ -79,7 +79,7 @@ def jvm_jar() -> str:
     """The path of the jar built from the current sources, built first if needed."""
     sources = java_sources()
     spark_version, spark_jars = _pyspark_jars()
-    resources = jar_resources()
+    resources = jar_resources(spark_version)
     key = source_key(sources, spark_version, resources)
     folder = os.path.join(cache_root(), key)
     jar = os.path.join(folder, JAR_NAME)
@@ -105,8 +105,9 @@ def java_sources() -> list[str]:
     """Every .java file under jvm/src/main/java, sorted."""
     if not os.path.isdir(SOURCE_DIR):
         raise JvmUnavailableError(
-            f"the Java sources are not at {SOURCE_DIR}: this copy of sparkjournal was "
-            f"installed without them; reinstall it with pip from a checkout")
+            f"the Java sources are not at {SOURCE_DIR} and this installation carries no "
+            f"connector jar (its wheel was built without a JDK): install a JDK 17+ and "
+            f"reinstall sparkjournal with pip")
     found = [os.path.join(where, name) for where, _dirs, names in os.walk(SOURCE_DIR)
              for name in names if name.endswith(".java")]
     if not found:
@@ -150,12 +151,45 @@ def cache_root() -> str:
     return os.path.join(os.path.expanduser("~"), ".cache", "sparkjournal", "jvm")
 
 
-def jar_resources() -> dict[str, bytes]:
+def jar_file_name(spark_version: str, version: str) -> str:
+    """The versioned name a built package gives its jar:
+    sparkjournal-<version>-spark<major.minor>.jar."""
+    return f"sparkjournal-{version}-spark{'.'.join(spark_version.split('.')[:2])}.jar"
+
+
+def build_jar(target_folder: str, version: str) -> str:
+    """Builds the jar from the current sources into ``target_folder`` under its
+    versioned name (setup.py, for a wheel); its path. JvmUnavailableError as
+    ``jvm_jar``."""
+    sources = java_sources()
+    spark_version, spark_jars = _pyspark_jars()
+    resources = jar_resources(spark_version, version)
+    os.makedirs(target_folder, exist_ok=True)
+    jar = os.path.join(target_folder, jar_file_name(spark_version, version))
+    with open(os.path.join(target_folder, ".build.lock"), "a") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        _build(javac_path(), sources, resources, spark_jars, target_folder, jar, "package")
+    os.unlink(os.path.join(target_folder, ".build.lock"))
+    return jar
+
+
+def package_version() -> str:
+    """sparkjournal's version as installed (a checkout never installed: 0+unknown)."""
+    from importlib import metadata
+    try:
+        return metadata.version("sparkjournal")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+def jar_resources(spark_version: str | None = None, version: str | None = None) -> dict[str, bytes]:
     """{name in the jar: bytes} of everything the jar holds besides classes: the
     files under jvm/src/main/resources (the DataSourceRegister service entry)
     and, generated from their one Python definition, OPTIONS_RESOURCE (the
-    option names and texts a read checks) and METADATA_RESOURCE (the metadata
-    columns, an Arrow IPC schema)."""
+    option names and texts a read checks), METADATA_RESOURCE (the metadata
+    columns, an Arrow IPC schema) and BUILD_RESOURCE (the Spark version the jar
+    is compiled against and sparkjournal's: the jar refuses a Spark of another
+    major version, ConnectorBuild.java)."""
     found = {}
     for where, _dirs, names in os.walk(RESOURCE_DIR):
         for name in names:
@@ -165,6 +199,8 @@ def jar_resources() -> dict[str, bytes]:
     found[OPTIONS_RESOURCE] = json.dumps(option_names(), indent=1, sort_keys=True).encode()
     from ..events.read_columns import METADATA
     found[METADATA_RESOURCE] = METADATA.serialize().to_pybytes()
+    found[BUILD_RESOURCE] = (f"spark.version={spark_version or _pyspark_jars()[0]}\n"
+                             f"sparkjournal.version={version or package_version()}\n").encode()
     return found
 
 
@@ -177,14 +213,16 @@ def option_names() -> dict:
             "spark": list(SPARK_OWN) + ["paths"]}
 
 
-def source_key(sources: list[str], spark_version: str, resources: dict[str, bytes]) -> str:
-    """sha256 of each source's path (below jvm/src/main/java) and bytes, the
-    resources, and the Spark version: what the jar's content depends on."""
+def source_key(sources: list[str], spark_version: str, resources: dict[str, bytes],
+               base: str = SOURCE_DIR) -> str:
+    """sha256 of each source's path (below ``base``, jvm/src/main/java) and
+    bytes, the resources, and the Spark version: what the jar's content
+    depends on."""
     digest = hashlib.sha256()
     for path in sources:
         with open(path, "rb") as handle:
             data = handle.read()
-        name = os.path.relpath(path, SOURCE_DIR).replace(os.sep, "/").encode()
+        name = os.path.relpath(path, base).replace(os.sep, "/").encode()
         digest.update(b"%d:%s%d:" % (len(name), name, len(data)))
         digest.update(data)
     for name, data in sorted(resources.items()):
@@ -202,6 +240,10 @@ def _pyspark_jars() -> tuple[str, str]:
         raise JvmUnavailableError(f"pyspark is not installed ({error}): the JVM side compiles "
                                   f"against its jars") from None
     jars = os.path.join(os.path.dirname(pyspark.__file__), "jars")
+    home = os.environ.get("SPARK_HOME", "")
+    if not os.path.isdir(jars) and home:
+        # spark-submit imports pyspark from $SPARK_HOME/python/lib/pyspark.zip
+        jars = os.path.join(home, "jars")
     if not os.path.isdir(jars) or not any(n.endswith(".jar") for n in os.listdir(jars)):
         raise JvmUnavailableError(f"pyspark {pyspark.__version__} has no jars in {jars}")
     return pyspark.__version__, jars
@@ -209,9 +251,24 @@ def _pyspark_jars() -> tuple[str, str]:
 
 def _build(javac: str, sources: list[str], resources: dict[str, bytes], spark_jars: str,
            folder: str, jar: str, key: str) -> None:
-    """Compiles into a temporary folder inside ``folder`` and renames the jar into
-    place. Runs under the folder's lock, so any other build folder there is
-    debris of a builder that was killed."""
+    """The connector's jar from ``sources`` against pyspark's jars (compile_jar);
+    a failure is remembered for ``key``, so this process does not run javac on
+    the same sources again."""
+    try:
+        compile_jar(javac, sources, os.path.join(spark_jars, "*"), resources, folder, jar)
+    except JvmUnavailableError as error:
+        if "cannot run" not in str(error):
+            _failed[key] = str(error)
+        raise
+
+
+def compile_jar(javac: str, sources: list[str], classpath: str, resources: dict[str, bytes],
+                folder: str, jar: str) -> None:
+    """Compiles ``sources`` against ``classpath`` into a temporary folder inside
+    ``folder`` and renames the jar (the classes and ``resources``) into place at
+    ``jar``; JvmUnavailableError with javac's output where it fails. Runs under
+    the folder's lock, so any other build folder there is debris of a builder
+    that was killed."""
     for name in os.listdir(folder):
         if name.startswith(_WORK_PREFIX):
             shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
@@ -223,20 +280,20 @@ def _build(javac: str, sources: list[str], resources: dict[str, bytes], spark_ja
         with open(argfile, "w", encoding="utf-8") as handle:
             handle.write("".join(f'"{_argfile_quote(path)}"\n' for path in sources))
         command = [javac, "--release", JAVA_RELEASE, "-encoding", "UTF-8", "-d", classes,
-                   "-cp", os.path.join(spark_jars, "*"), f"@{argfile}"]
+                   "-cp", classpath, f"@{argfile}"]
         try:
             done = subprocess.run(command, capture_output=True, text=True,
                                   timeout=JAVAC_TIMEOUT_S, cwd=work)
         except subprocess.TimeoutExpired:
-            _failed[key] = f"javac did not finish within {JAVAC_TIMEOUT_S} s: {' '.join(command)}"
-            raise JvmUnavailableError(_failed[key]) from None
+            raise JvmUnavailableError(f"javac did not finish within {JAVAC_TIMEOUT_S} s: "
+                                      f"{' '.join(command)}") from None
         except OSError as error:
             raise JvmUnavailableError(f"cannot run {javac}: {error}") from None
         if done.returncode != 0:
-            output = (done.stdout + done.stderr).strip()
-            _failed[key] = f"javac failed (exit {done.returncode}) on {SOURCE_DIR}:\n{output}"
-            raise JvmUnavailableError(_failed[key])
-        partial = os.path.join(work, JAR_NAME)
+            where = os.path.commonpath(sources) if sources else folder
+            raise JvmUnavailableError(f"javac failed (exit {done.returncode}) on {where}:\n"
+                                      f"{(done.stdout + done.stderr).strip()}")
+        partial = os.path.join(work, os.path.basename(jar))
         _write_jar(classes, resources, partial)
         os.replace(partial, jar)
     finally:

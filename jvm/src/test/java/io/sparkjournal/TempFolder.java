@@ -1,0 +1,30 @@
+package io.sparkjournal;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+/** A fresh folder under java.io.tmpdir, deleted with everything in it when closed. */
+public final class TempFolder implements AutoCloseable {
+
+    private final Path path;
+
+    public TempFolder() throws IOException {
+        path = Files.createTempDirectory("sparkjournal-unit-");
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    @Override
+    public void close() throws IOException {
+        try (Stream<Path> all = Files.walk(path)) {
+            for (Path each : all.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(each);
+            }
+        }
+    }
+}

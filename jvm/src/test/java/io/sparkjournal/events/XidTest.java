@@ -1,0 +1,59 @@
+package io.sparkjournal.events;
+
+import static io.sparkjournal.Expect.contains;
+import static io.sparkjournal.Expect.equal;
+import static io.sparkjournal.Expect.raises;
+
+import java.nio.charset.StandardCharsets;
+
+/** {@link XidEncoder} writes the bytes Python's BatchXid.encode writes; {@link BatchXid#decode}
+ *  reads them back, and reads nothing but this sink's XIDs. */
+public final class XidTest {
+
+    private XidTest() {
+    }
+
+    public static void testXidBytesArePythonsSortedAsciiJson() {
+        byte[] xid = XidEncoder.encode("/tmp/c\u00e9", "q\"1\uD83D\uDE00", 7, 3, 0, 12);
+        // Python: BatchXid("/tmp/c\u00e9", 'q"1\U0001F600', 7, 3, 0, 12).encode()
+        equal("{\"attempt\": 0, \"batch\": 7, \"kind\": \"sparkjournal-2pc\", \"log\": "
+                + "\"/tmp/c\\u00e9\", \"partition\": 3, \"query\": \"q\\\"1\\ud83d\\ude00\", "
+                + "\"task\": 12}", new String(xid, StandardCharsets.US_ASCII), "XID bytes");
+    }
+
+    public static void testAnEncodedXidDecodesToTheSameFields() throws Exception {
+        BatchXid[] xids = {
+            new BatchXid("file:///data/_commits", "3f2a-\u00fcber\n\t", Long.MAX_VALUE, -1, 0, -1),
+            new BatchXid("", "", 0, Long.MIN_VALUE, 5, 77),
+        };
+        for (BatchXid xid : xids) {
+            equal(xid, BatchXid.decode(XidEncoder.encode(xid)), "decode of encode of " + xid);
+        }
+    }
+
+    public static void testAnXidThisSinkDidNotWriteDecodesToNull() throws Exception {
+        String[] foreign = {
+            "not json",
+            "[1, 2]",
+            "{\"kind\": \"other\", \"log\": \"l\", \"query\": \"q\", \"batch\": 1}",
+            "{\"kind\": \"sparkjournal-2pc\", \"log\": \"l\", \"query\": \"q\"}",
+            "{\"kind\": \"sparkjournal-2pc\", \"log\": \"l\", \"query\": \"q\", \"batch\": \"x\"}",
+        };
+        for (String text : foreign) {
+            equal(null, BatchXid.decode(text.getBytes(StandardCharsets.UTF_8)), "decode of " + text);
+        }
+    }
+
+    public static void testFieldsAreReadAsPythonsStrAndIntReadThem() throws Exception {
+        BatchXid xid = BatchXid.decode(("{\"kind\": \"sparkjournal-2pc\", \"log\": 5, \"query\": "
+                + "\"q\", \"batch\": \"12\"}").getBytes(StandardCharsets.UTF_8));
+        equal(new BatchXid("5", "q", 12, -1, 0, -1), xid, "decode with Python's defaults");
+    }
+
+    public static void testABatchIdBeyond64BitsIsAnEventsException() {
+        byte[] raw = ("{\"kind\": \"sparkjournal-2pc\", \"log\": \"l\", \"query\": \"q\", "
+                + "\"batch\": 18446744073709551616}").getBytes(StandardCharsets.UTF_8);
+        contains(raises(EventsException.class, () -> BatchXid.decode(raw)).getMessage(),
+                "18446744073709551616", "beyond 64 bits");
+    }
+}
