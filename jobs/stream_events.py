@@ -11,6 +11,12 @@ most 10,000 rows is written by the driver itself, into the same root
 (smallBatchRows; the log says so at the start and for each batch). Restart it
 with the same --data folder and it continues from its checkpoint; a replayed
 batch is skipped, so no event lands twice.
+
+It reads the journal back with spark.read.format("sparkjournal") and says which
+reader served it: the JVM connector (a BatchScan, columns pruned) wherever the
+session has it - added to the session by sparkjournal.configure, or by the
+sink's first batch under a spark-submit that started without it - else the
+Python data source.
 """
 from __future__ import annotations
 
@@ -22,7 +28,9 @@ import sys
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from sparkjournal import JournalSink, read_table
+import sparkjournal
+from sparkjournal import JournalSink
+from sparkjournal.spark.connector import reads_through_jvm
 from sparkjournal.spark.query_stop import stop_between_batches
 
 EVENT_SCHEMA = "id LONG, ts TIMESTAMP, key STRING, payload STRING, amount DOUBLE"
@@ -58,7 +66,7 @@ def main(argv=None) -> int:
     # local[*] by default; run with plain python, the job picks local[*] itself.
     if args.master or "PYSPARK_GATEWAY_PORT" not in os.environ:
         builder = builder.master(args.master or "local[*]")
-    spark = builder.getOrCreate()
+    spark = sparkjournal.configure(builder).getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
     data = os.path.abspath(args.data)
     journal_root = os.path.join(data, "journal")
@@ -81,19 +89,19 @@ def main(argv=None) -> int:
         stop_between_batches(query)
     if query.exception():
         raise query.exception()
-    table = read_table(journal_root)
-    if table is None:
-        print(f"journal {journal_root} holds no events")
-        return 0
-    ids = table.column("id")
-    distinct = len(set(ids.to_pylist()))
-    print(f"journal {journal_root}: {table.num_rows} events, {distinct} distinct ids "
-          f"({'every event exactly once' if distinct == table.num_rows else 'DUPLICATES FOUND'})")
-    for row in table.slice(0, 3).to_pylist():
-        row["payload"] = f"<{len(row['payload'])} chars>"
-        print("  ", row)
+    events = spark.read.format("sparkjournal").load(journal_root)
+    print("read back through " + ("the JVM connector (a columnar BatchScan)"
+                                  if reads_through_jvm(events) else "the Python data source"))
+    counted = events.agg(F.count("*").alias("events"), F.countDistinct("id").alias("ids")).first()
+    total, distinct = counted["events"], counted["ids"]
+    print(f"journal {journal_root}: {total} events, {distinct} distinct ids "
+          f"({'every event exactly once' if distinct == total else 'DUPLICATES FOUND'})")
+    for row in events.orderBy("id").limit(3).collect():
+        shown = row.asDict()
+        shown["payload"] = f"<{len(shown['payload'])} chars>"
+        print("  ", shown)
     spark.stop()
-    return 0 if distinct == table.num_rows else 1
+    return 0 if distinct == total else 1
 
 
 if __name__ == "__main__":

@@ -16,16 +16,26 @@ from .errors import (ConfigError, CorruptJournalError, FormatVersionError, Journ
 _LAZY = {"Journal": ".journal.journal", "JournalSnapshot": ".journal.journal",
          "JournalRoot": ".journal.root", "JournalSink": ".spark.sink",
          "JournalDataSource": ".spark.datasource", "read_table": ".events.visible_events",
-         "read": ".spark.locality", "delete": ".spark.delete"}
+         "read": ".spark.locality", "delete": ".spark.delete",
+         "configure": ".spark.connector", "jar_path": ".spark.connector"}
 
 
 def register(spark) -> None:
-    """Registers the Python ``sparkjournal`` data source explicitly (it is also
-    found automatically through the top-level ``pyspark_sparkjournal``
-    module). Where the JVM connector is loaded the name is already the JVM
-    source's, which reads itself and writes through the Python source: then
-    this does nothing."""
+    """Makes ``format("sparkjournal")`` work on a running session: adds the JVM
+    connector to it where it lacks it (spark/connector.py: the name is then
+    the JVM source's, which reads itself and writes through the Python
+    source), and registers the Python data source explicitly where the
+    session has not found it already through the top-level
+    ``pyspark_sparkjournal`` module."""
+    from .spark.connector import attach
     from .spark.datasource import JournalDataSource
+    attach(spark)
+    try:
+        if spark._jsparkSession.sessionState().dataSourceManager().dataSourceExists(
+                JournalDataSource.name()):
+            return
+    except Exception:                           # noqa: BLE001 - Connect, another Spark: register
+        pass
     try:
         spark.dataSource.register(JournalDataSource)
     except Exception as error:                  # pyspark's AnalysisException, by its class
@@ -41,6 +51,7 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
-__all__ = ["JournalSink", "JournalDataSource", "read_table", "read", "delete", "register", "Journal", "JournalSnapshot", "JournalRoot", "JournalConfig", "load_config",
+__all__ = ["JournalSink", "JournalDataSource", "read_table", "read", "delete", "register", "configure",
+           "jar_path", "Journal", "JournalSnapshot", "JournalRoot", "JournalConfig", "load_config",
            "ConfigError", "CorruptJournalError", "FormatVersionError", "JournalClosedError",
            "JournalFullError", "JournalIOError", "JournalLockedError", "LockSupportError", "SparkJournalError", "TransactionError"]

@@ -21,6 +21,21 @@ except ImportError as _error:  # pragma: no cover - depends on the build
 BACKENDS = ("ASYNCIO", "NIO")
 
 
+def pytest_sessionstart(session):
+    """An earlier sparkjournal's jar in pyspark's jars/ would be every session's
+    connector, not the one under test: refuse to run, saying how to remove it."""
+    try:
+        from sparkjournal.spark import old_placement
+        left = old_placement.placed()
+    except ImportError:                     # no pyspark: the Spark tests skip themselves
+        return
+    if left:
+        raise pytest.UsageError(f"an earlier sparkjournal placed {', '.join(left)} in "
+                                f"{old_placement.jars_folder()}: every Spark session of that "
+                                f"pyspark would load it instead of the connector under test; "
+                                f"run `python -m sparkjournal jvm --remove` first")
+
+
 def pytest_configure(config):
     # pyproject.toml registers `slow`; register it here too if it does not (so a
     # run with --strict-markers never fails on it).
@@ -69,13 +84,16 @@ SPARK_TEST_CONF = {
 @pytest.fixture(scope="session")
 def spark():
     """One real local SparkSession for the whole test session. ``local[2,4]``:
-    two cores, and a failed task is retried (up to 4 attempts) as on a cluster."""
+    two cores, and a failed task is retried (up to 4 attempts) as on a cluster.
+    Started as a user starts one: ``sparkjournal.configure(builder)`` gives it
+    the JVM connector (where a JDK can build the jar)."""
     pytest.importorskip("pyspark")
     from pyspark.sql import SparkSession
+    import sparkjournal
     builder = SparkSession.builder.master("local[2,4]").appName("sparkjournal-tests")
     for key, value in SPARK_TEST_CONF.items():
         builder = builder.config(key, value)
-    session = builder.getOrCreate()
+    session = sparkjournal.configure(builder).getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
@@ -101,7 +119,7 @@ def wait_lanes_free():
 
 def auto_writer() -> tuple[str, str]:
     """(the writer JournalSink's default "auto" takes here, what a batch's log line calls
-    its tasks): ("jvm", "JVM tasks") where the JVM connector is built and placed, else
-    ("python", "tasks")."""
-    from sparkjournal.spark import jvm_install
-    return ("jvm", "JVM tasks") if jvm_install.ensure() is not None else ("python", "tasks")
+    its tasks): ("jvm", "JVM tasks") where the JVM connector's jar can be had (sessions
+    then take it: spark/connector.py), else ("python", "tasks")."""
+    from sparkjournal.spark import connector
+    return ("jvm", "JVM tasks") if connector.jar_unavailable() is None else ("python", "tasks")

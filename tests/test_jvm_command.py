@@ -1,5 +1,7 @@
-"""``sparkjournal jvm``: where the JVM connector is, and ``--remove`` taking it
-out of pyspark's jars folder, which ``pip uninstall`` cannot do."""
+"""``sparkjournal jar`` and ``sparkjournal job NAME`` print what spark-submit
+needs; ``sparkjournal jvm --remove`` takes out a jar an earlier version placed
+in pyspark's jars folder (which ``pip uninstall`` cannot), and nothing of
+pyspark's."""
 from __future__ import annotations
 
 import os
@@ -8,25 +10,49 @@ import sys
 
 import pytest
 
-from sparkjournal.spark import jvm_build, jvm_install
+from sparkjournal.spark import connector, old_placement
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def test_jvm_command_says_the_jar_in_pyspark_is_the_current_build():
-    missing = jvm_build.jvm_unavailable()
+def sparkjournal(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "sparkjournal", *args], capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_jar_prints_the_connector_jar_for_spark_submit():
+    missing = connector.jar_unavailable()
     if missing:
+        done = sparkjournal("jar")
+        assert done.returncode == 1 and "no JVM connector jar here" in done.stderr
         pytest.skip(f"no JVM connector here: {missing}")
-    jvm_install.install()
-    done = subprocess.run([sys.executable, "-m", "sparkjournal", "jvm"], capture_output=True,
-                          text=True, timeout=120)
+    done = sparkjournal("jar")
     assert done.returncode == 0, done.stderr
-    assert f"built from the current sources: {jvm_build.jvm_jar()}" in done.stdout
-    placed = os.path.join(jvm_install.jars_folder(), jvm_install.NAME)
-    assert f"in pyspark's jars folder: {placed} (the current build)" in done.stdout
+    assert done.stdout.strip() == connector.jar_path() and os.path.isfile(done.stdout.strip())
 
 
-def test_uninstall_removes_the_placed_jar_and_partial_copies_and_nothing_of_pyspark(tmp_path):
-    for name in (jvm_install.NAME, f"{jvm_install.PARTIAL}-4242", "spark-core_2.13-4.3.0.jar"):
+def test_job_prints_each_job_and_refuses_an_unknown_one_naming_them():
+    for name in ("stream_events", "compact", "page", "replay"):
+        done = sparkjournal("job", name)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == os.path.join(REPO, "jobs", f"{name}.py")
+    done = sparkjournal("job", "nightly")
+    assert done.returncode == 2 and "no job 'nightly'" in done.stderr and "compact" in done.stderr
+
+
+def test_remove_takes_out_what_an_earlier_version_placed_and_nothing_of_pyspark(tmp_path):
+    for name in (old_placement.NAME, f"{old_placement.PARTIAL}-4242", "spark-core_2.13-4.3.0.jar"):
         (tmp_path / name).write_bytes(b"jar")
-    assert jvm_install.uninstall(str(tmp_path)) == [f"{jvm_install.PARTIAL}-4242", jvm_install.NAME]
+    assert old_placement.remove(str(tmp_path)) == [f"{old_placement.PARTIAL}-4242", old_placement.NAME]
     assert sorted(os.listdir(tmp_path)) == ["spark-core_2.13-4.3.0.jar"]
-    assert jvm_install.uninstall(str(tmp_path)) == []
+    assert old_placement.remove(str(tmp_path)) == []
+
+
+def test_jvm_remove_leaves_pyspark_holding_nothing_of_sparkjournal_and_jvm_says_so():
+    removed = sparkjournal("jvm", "--remove")
+    assert removed.returncode == 0, removed.stderr
+    assert removed.stdout.startswith(("removed ", "nothing to remove: "))
+    done = sparkjournal("jvm")
+    assert done.returncode == 0, done.stderr
+    assert "connector jar: " in done.stdout
+    assert "in pyspark's jars folder: nothing of sparkjournal" in done.stdout

@@ -17,7 +17,7 @@ import pytest
 pytest.importorskip("pyspark")
 
 from sparkjournal.journal.journal import Journal  # noqa: E402
-from sparkjournal.spark import jvm_build, jvm_install  # noqa: E402
+from sparkjournal.spark import connector  # noqa: E402
 
 SETTLE = 2.2            # SealedScans.SETTLED_NANOS and a little: files older than that are kept
 SMALL = {"fileSize": "64k", "bufferSize": "16k", "minFiles": 2}
@@ -25,8 +25,8 @@ SMALL = {"fileSize": "64k", "bufferSize": "16k", "minFiles": 2}
 
 @pytest.fixture(scope="module")
 def jvm(spark):
-    if jvm_install.ensure() is None:
-        pytest.skip(f"no JVM connector here: {jvm_build.jvm_unavailable()}")
+    if connector.jar_unavailable():
+        pytest.skip(f"no JVM connector here: {connector.jar_unavailable()}")
     from py4j.java_gateway import JavaClass
     if not isinstance(spark._jvm.io.sparkjournal.journal.LaneSnapshot, JavaClass):
         pytest.skip("the test session's JVM has no connector classes")

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("pyspark")
 
-from sparkjournal.spark import jvm_build, jvm_install  # noqa: E402
+from sparkjournal.spark import connector  # noqa: E402
 
 ROWS = 30_000
 COLUMNS = (
@@ -27,8 +27,8 @@ COLUMNS = (
 
 @pytest.fixture(scope="module")
 def journal(spark, tmp_path_factory):
-    if jvm_install.ensure() is None:
-        pytest.skip(f"no JVM connector here: {jvm_build.jvm_unavailable()}")
+    if connector.jar_unavailable():
+        pytest.skip(f"no JVM connector here: {connector.jar_unavailable()}")
     path = str(tmp_path_factory.mktemp("strings") / "journal")
     spark.range(0, ROWS, numPartitions=2).selectExpr(*COLUMNS).write.format("sparkjournal") \
         .mode("append").save(path)

@@ -1,6 +1,8 @@
-"""The README's first command runs jobs/stream_events.py with spark-submit: it
-lands generated events exactly once and, run again from its checkpoint, lands
-more without landing any twice."""
+"""The README's first command runs jobs/stream_events.py with spark-submit (no
+--jars): it lands generated events exactly once and, run again from its
+checkpoint, lands more without landing any twice; where a JDK is present its
+first sparkjournal call gives the running session the JVM connector, so JVM
+tasks write and the JVM connector reads back, and its log says both."""
 from __future__ import annotations
 
 import os
@@ -13,6 +15,8 @@ import pytest
 
 pytest.importorskip("pyspark")
 
+from sparkjournal.spark import connector  # noqa: E402
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 JOB = os.path.join(REPO, "jobs", "stream_events.py")
 
@@ -24,6 +28,9 @@ def spark_submit(data: str, batches: int) -> str:
                            "--data", data, "--rows-per-batch", "200", "--batches", str(batches)],
                           capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    if connector.jar_unavailable() is None:
+        assert "writer=jvm (auto" in done.stdout, done.stdout[-3000:]
+        assert "read back through the JVM connector" in done.stdout, done.stdout[-3000:]
     return done.stdout
 
 

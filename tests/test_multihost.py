@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from bed.cluster_bed import ClusterBed, unshare_unavailable  # noqa: E402
 
 from sparkjournal.events.commit_log import CommitLog
-from sparkjournal.spark import jvm_build, jvm_install  # noqa: E402
+from sparkjournal.spark import connector  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -74,13 +74,13 @@ def test_each_host_has_its_own_name_address_and_disk_at_one_path(bed):
 
 
 def drive(bed, journal: str, steps: list[dict], on: str | None = None, conf=(),
-          timeout: float = 600) -> list[dict]:
+          timeout: float = 600, env: dict | None = None) -> list[dict]:
     """Runs the bed driver; its per-step results."""
     argv = [sys.executable, DRIVER, "--journal", journal, "--steps", json.dumps(steps)]
     for item in [*CONF, *conf]:
         argv += ["--conf", item]
     started = time.monotonic()
-    result = bed.run_driver(argv, on=on, timeout=timeout)
+    result = bed.run_driver(argv, on=on, timeout=timeout, env=env)
     line = next((line for line in result.stdout.splitlines() if line.startswith("RESULT ")), None)
     assert line is not None, f"driver exit {result.returncode}: {result.stderr[-4000:]}"
     print(f"driver on {on or 'the edge'}: {[s['do'] for s in steps]} in "
@@ -167,7 +167,8 @@ def test_read_from_one_host_returns_every_event_not_just_its_own(bed, written):
 def test_format_reads_from_the_edge_or_a_host_read_all_or_fail_naming_sparkjournal_read(
         written, where):
     """format("sparkjournal") batch reads and micro-batch streams are the JVM
-    connector's where it is loaded (pyspark's jars/, jvm_install.py), from
+    connector's where the session ships it (spark.jars: the drivers take
+    sparkjournal.configure's), from
     anywhere: the batch read returns every event; the stream runs and returns
     at most those (a writer stream stopped mid-batch leaves that batch prepared
     and undecided until its query restarts, and no stream may pass it: the
@@ -176,7 +177,7 @@ def test_format_reads_from_the_edge_or_a_host_read_all_or_fail_naming_sparkjourn
     sees: they fail at planning, naming sparkjournal.read, never return part of
     the events."""
     steps = {step["do"]: step for step in written[where]}
-    if jvm_install.installed():
+    if connector.jar_unavailable() is None:
         count = len(written["ids"] if where == "edge" else written["all_ids"])
         assert steps["format_read"].get("count") == count, steps["format_read"]
         assert 0 < steps["stream_read"].get("count", 0) <= count, steps["stream_read"]
@@ -191,10 +192,10 @@ def test_format_reads_from_the_edge_or_a_host_read_all_or_fail_naming_sparkjourn
 def jvm_conf() -> list[str]:
     """The connector's jar, one attempt per task, and time for the scheduler to
     wait for each lane's host."""
-    reason = jvm_build.jvm_unavailable()
+    reason = connector.jar_unavailable()
     if reason:
         pytest.skip(f"no JVM connector here: {reason}")
-    return [f"spark.jars={jvm_build.jvm_jar()}", "spark.task.maxFailures=1", "spark.locality.wait=30s"]
+    return [f"spark.jars={connector.jar_path()}", "spark.task.maxFailures=1", "spark.locality.wait=30s"]
 
 
 def test_jvm_format_read_from_the_edge_reads_each_lane_on_its_host_exactly_once(bed, written):
@@ -232,6 +233,29 @@ def test_jvm_stream_from_the_edge_reads_each_lane_on_its_host_then_resumes_exact
     assert second["read_now"] == 2000, "only what was committed after the first run"
     assert second["ids"] == list(range(8000)), "every event exactly once"
     assert second["misplaced"] == 0
+
+
+def test_without_the_jar_shipped_writes_fall_back_and_reads_fail_at_planning_naming_jars(bed):
+    """The workers run from a Spark folder of their own that holds no
+    sparkjournal jar. A driver whose own JVM has the connector
+    (spark.driver.extraClassPath) but ships nothing to its executors (no
+    spark.jars, SPARKJOURNAL_JVM=off: no jar added at its first call): the
+    sink's writer="auto" writes with Python workers, every batch lands, and
+    format("sparkjournal") batch and stream reads fail at planning, naming
+    --jars, rather than in every task."""
+    reason = connector.jar_unavailable()
+    if reason:
+        pytest.skip(f"no JVM connector here: {reason}")
+    assert not list((bed.cluster_spark_home / "jars").glob("*sparkjournal*"))
+    stream, read, follow = drive(
+        bed, "unshipped", [{"do": "stream", "batches": 2, "rows": ROWS, "query": "unshipped"},
+                           {"do": "where_read"}, {"do": "follow", "name": "unshipped"}],
+        conf=[f"spark.driver.extraClassPath={connector.jar_path()}"], env={"SPARKJOURNAL_JVM": "off"})
+    assert "error" not in stream, stream
+    assert stream["jvm_writer"] is False and len(stream["decided"]) >= 2
+    for step in (read, follow):
+        assert "error" in step, step
+        assert '--jars "$(sparkjournal jar)"' in step["error"] and "not given" in step["error"], step
 
 
 # --- maintenance, deletes, retention across hosts ---------------------------------

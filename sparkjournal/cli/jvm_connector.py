@@ -1,40 +1,59 @@
-"""``sparkjournal jvm [--remove]``: where the JVM connector is, and taking it
-out of pyspark.
+"""``sparkjournal jar``, ``sparkjournal job NAME`` and ``sparkjournal jvm
+[--remove]``: where the JVM connector's jar and the spark-submit jobs are, and
+taking out a jar an earlier version placed in pyspark's ``jars/`` folder.
 
-The connector's jar is placed in the installed pyspark's ``jars/`` folder by
-the first driver that imports sparkjournal's Spark layer (spark/jvm_install.py).
-That folder is pyspark's, so ``pip uninstall sparkjournal`` cannot remove it:
-``sparkjournal jvm --remove`` does, before or after uninstalling. Without
-``--remove`` it says whether a JDK is there, which jar the current sources
-build and whether the one in pyspark's folder is that one.
-
-This command never places the jar itself: it sets ``SPARKJOURNAL_JVM=off``
-for its own process before importing the Spark layer.
+Nothing here changes a Spark installation but ``--remove``, which only
+deletes what sparkjournal itself once put there (spark/old_placement.py).
 """
 from __future__ import annotations
 
 import os
 
+from ..errors import SparkJournalError, UsageError
 
-def run(args) -> int:
-    os.environ["SPARKJOURNAL_JVM"] = "off"            # spark/jvm_install.py ENV: do not place it here
-    from ..spark import jvm_build, jvm_install
-    placed = os.path.join(jvm_install.jars_folder(), jvm_install.NAME)
-    if args.remove:
-        removed = jvm_install.uninstall()
-        print(f"removed {', '.join(removed)} from {jvm_install.jars_folder()}; a driver that "
-              f"imports sparkjournal.spark places it again unless SPARKJOURNAL_JVM=off" if removed
-              else f"nothing to remove: {placed} is not there")
-        return 0
-    missing = jvm_build.jvm_unavailable()
-    built = None if missing else jvm_build.jvm_jar()
-    print(f"built from the current sources: {built or 'no: ' + missing}")
-    if not os.path.isfile(placed):
-        state = "absent: the next driver that imports sparkjournal.spark places it"
-    elif built and jvm_install.same_file(built, placed):
-        state = "the current build"
-    else:
-        state = "an older build: the next driver that imports sparkjournal.spark replaces it"
-    print(f"in pyspark's jars folder: {placed} ({state})")
+# The jobs a wheel carries in sparkjournal/jobs (setup.py); a checkout's are in <repo>/jobs.
+JOBS = ("stream_events", "compact", "page", "replay")
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def print_jar(_args) -> int:
+    from ..spark import connector, jvm_build
+    try:
+        print(connector.jar_path())
+    except jvm_build.JvmUnavailableError as error:
+        raise SparkJournalError(f"no JVM connector jar here: {error}") from None
     return 0
 
+
+def job_path(name: str) -> str:
+    """The installed (or checked-out) file of the job ``name``."""
+    if name.endswith(".py"):
+        name = name[:-3]
+    if name not in JOBS:
+        raise UsageError(f"no job {name!r}: the jobs are {', '.join(JOBS)}")
+    for folder in (os.path.join(_PACKAGE, "jobs"), os.path.join(os.path.dirname(_PACKAGE), "jobs")):
+        path = os.path.join(folder, f"{name}.py")
+        if os.path.isfile(path):
+            return path
+    raise SparkJournalError(f"the job {name} is not installed with this sparkjournal "
+                            f"({_PACKAGE}): reinstall it with pip")
+
+
+def print_job(args) -> int:
+    print(job_path(args.name))
+    return 0
+
+
+def run(args) -> int:
+    from ..spark import connector, old_placement
+    folder = old_placement.jars_folder()
+    if args.remove:
+        removed = old_placement.remove(folder)
+        print(f"removed {', '.join(removed)} from {folder}" if removed
+              else f"nothing to remove: no jar of sparkjournal's in {folder}")
+        return 0
+    missing = connector.jar_unavailable()
+    print(f"connector jar: {connector.jar_path() if missing is None else 'none: ' + missing}")
+    left = old_placement.placed(folder)
+    print(f"in pyspark's jars folder: {', '.join(left) + ' (an earlier version placed it; every session of this pyspark loads it first: sparkjournal jvm --remove)' if left else 'nothing of sparkjournal'}")
+    return 0

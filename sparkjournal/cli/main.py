@@ -78,11 +78,19 @@ def build_parser() -> argparse.ArgumentParser:
     shape.add_argument("--conf", action="store_true",
                        help="as conf/sparkjournal.conf: every journal option at its default")
 
+    _command(commands, "jar", "jvm_connector:print_jar",
+             "Print the path of the JVM connector's jar, for spark-submit --jars "
+             "\"$(sparkjournal jar)\" and spark.jars (a checkout builds it first).")
+    job = _command(commands, "job", "jvm_connector:print_job",
+                   "Print the path of one of sparkjournal's spark-submit jobs, for "
+                   "spark-submit \"$(sparkjournal job compact)\".")
+    job.add_argument("name", metavar="NAME", help="stream_events, compact, page or replay")
     jvm = _command(commands, "jvm", "jvm_connector:run",
-                   "Say whether the JVM connector is built and in pyspark's jars folder; "
-                   "--remove takes it out (pip uninstall cannot: the folder is pyspark's).")
-    jvm.add_argument("--remove", action="store_true", help="remove the connector's jar from "
-                     "pyspark's jars folder")
+                   "Say which JVM connector jar this installation has and whether an earlier "
+                   "version left one in pyspark's jars folder; --remove takes that out (pip "
+                   "uninstall cannot: the folder is pyspark's).")
+    jvm.add_argument("--remove", action="store_true", help="remove a connector jar an earlier "
+                     "sparkjournal placed in pyspark's jars folder")
 
     perf = _command(commands, "perf-journal", "perf_journal:run",
                     "Time synced 4 KiB writes through the journal's I/O backend and print "

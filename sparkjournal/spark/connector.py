@@ -19,9 +19,12 @@ into pyspark or ``SPARK_HOME``.
   ``format("sparkjournal")`` is the JVM connector and the JVM task writer
   can run.
 * ``executors_can_load(spark)``: whether the executors have it (a local
-  master's executor is the driver's JVM; elsewhere the jar must be shipped,
-  or named in ``spark.executor.extraClassPath``), for JournalSink's
-  ``writer="auto"``.
+  master's executor is the driver's JVM; elsewhere the jar must be shipped -
+  spark.jars, or YARN's spark.yarn.dist.jars - named in
+  ``spark.executor.extraClassPath``, or declared on the executors' own class
+  path with ``spark.sparkjournal.executorsHaveConnector=true``), for
+  JournalSink's ``writer="auto"``; the JVM reader checks the same
+  (ConnectorBuild.java).
 
 ``SPARKJOURNAL_JVM=off`` leaves a session as it is (the Python data source
 then serves ``format("sparkjournal")``); so does a session with no JVM of its
@@ -34,10 +37,12 @@ import glob
 import logging
 import os
 
-from . import jvm_build
+from . import jvm_build, old_placement
 
 log = logging.getLogger("sparkjournal.jvm")
 ENV = "SPARKJOURNAL_JVM"                       # "off": sessions are left as they are
+# Set where the executors' own class path holds the jar (a cluster image's SPARK_HOME/jars)
+EXECUTORS_HAVE_IT = "spark.sparkjournal.executorsHaveConnector"
 PROVIDER = "io.sparkjournal.spark.JournalProvider"
 PACKAGED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "jars")
 _attached: dict[str, str | None] = {}          # application id -> the jar attached, or None
@@ -56,8 +61,13 @@ def packaged_jar() -> str | None:
 
 
 def jar_path() -> str:
-    """The connector's jar (module doc); JvmUnavailableError saying why there is none."""
-    return packaged_jar() or jvm_build.jvm_jar()
+    """The connector's jar (module doc): a checkout's own build where its
+    sources are, else the one the wheel carries; JvmUnavailableError saying
+    why there is none."""
+    if os.path.isdir(jvm_build.SOURCE_DIR):
+        return jvm_build.jvm_jar()
+    found = packaged_jar()
+    return found if found is not None else jvm_build.jvm_jar()
 
 
 def jar_unavailable() -> str | None:
@@ -85,13 +95,41 @@ def configure(builder):
 
 
 def _configured_jars(builder) -> list[str]:
-    """spark.jars as the builder holds it, else as spark-submit gave it to a
-    driver JVM already running (its system properties)."""
+    """The jars the session would ship without us, all of which the builder's
+    spark.jars must keep naming (it replaces theirs): the builder's own, else
+    those spark-submit gave a driver JVM already running (its system
+    properties), or else those the JVM pyspark is about to launch will get
+    (PYSPARK_SUBMIT_ARGS's --jars, spark.jars in spark-defaults.conf)."""
     named = getattr(builder, "_options", {}).get("spark.jars")
-    if named is None and os.environ.get("PYSPARK_GATEWAY_PORT"):
+    if named is not None:
+        return [j.strip() for j in named.split(",")]
+    if os.environ.get("PYSPARK_GATEWAY_PORT"):
         from pyspark import SparkConf
-        named = SparkConf().get("spark.jars", None)
-    return [j.strip() for j in (named or "").split(",")]
+        return [j.strip() for j in SparkConf().get("spark.jars", "").split(",")]
+    found = []
+    args = os.environ.get("PYSPARK_SUBMIT_ARGS", "").split()
+    for flag, value in zip(args, args[1:]):
+        if flag == "--jars":
+            found += value.split(",")
+    if not found:
+        found += _spark_defaults().get("spark.jars", "").split(",")
+    return [j.strip() for j in found]
+
+
+def _spark_defaults() -> dict:
+    """spark-defaults.conf of $SPARK_CONF_DIR, else of $SPARK_HOME/conf (or pyspark's)."""
+    folder = os.environ.get("SPARK_CONF_DIR") or os.path.join(
+        os.environ.get("SPARK_HOME") or os.path.dirname(old_placement.jars_folder()), "conf")
+    found = {}
+    try:
+        with open(os.path.join(folder, "spark-defaults.conf"), encoding="utf-8") as handle:
+            for line in handle:
+                parts = line.strip().split(None, 1)
+                if len(parts) == 2 and not parts[0].startswith("#"):
+                    found[parts[0]] = parts[1].strip()
+    except OSError:
+        pass
+    return found
 
 
 def attach(spark) -> str | None:
@@ -104,29 +142,49 @@ def attach(spark) -> str | None:
         app = sc.applicationId
     except Exception:                  # noqa: BLE001 - no py4j gateway: Spark Connect
         return None
-    if app in _attached:
+    if _attached.get(app):
         return _attached[app]
     jar = None
     try:
         jar = jar_path()
-        loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
+        loader = _session_loader(jvm)
         if not _loads(jvm, loader):
             loader.addURL(jvm.java.io.File(jar).toURI().toURL())
             log.info("sparkjournal's JVM connector added to the running session from %s", jar)
-        if not _shipped(sc):
-            sc._jsc.sc().addJar(jar)
     except jvm_build.JvmUnavailableError as error:
         _warn_once(error)
-        jar = None
+        return None
     except Exception as error:         # noqa: BLE001 - py4j: a loader without addURL, a stopped context
-        _warn_once(f"the running session's JVM did not take {jar}: "
-                   f"{str(error).splitlines()[0][:300]}")
-        jar = None
+        _warn_once(f"the running driver's JVM did not take {jar}: {str(error).splitlines()[0][:300]}")
+        return None
+    try:
+        if not _shipped(sc):
+            sc._jsc.sc().addJar(jar)
+    except Exception as error:         # noqa: BLE001 - py4j
+        log.warning("sparkjournal's JVM connector is in the driver but was not shipped to the "
+                    "executors (%s): reads on a cluster fail at planning and the sink writes with "
+                    "Python workers; start the session with spark-submit --jars \"$(sparkjournal "
+                    "jar)\"", str(error).splitlines()[0][:300])
     _attached[app] = jar
     return jar
 
 
+def _session_loader(jvm):
+    """The class loader to give the jar: the outermost of Spark's mutable loaders
+    around this thread's context loader (spark-submit's, the parent of any a
+    session's ADD JAR put in front of it), so every thread of the driver, whatever
+    its context loader, sees the classes."""
+    loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
+    found, current = loader, loader
+    while current is not None:
+        if current.getClass().getName().endswith("MutableURLClassLoader"):
+            found = current
+        current = current.getParent()
+    return found
+
+
 def _loads(jvm, loader) -> bool:
+    """Whether ``loader`` (or a parent) already loads the connector."""
     try:
         jvm.java.lang.Class.forName(PROVIDER, False, loader)
         return True
@@ -149,12 +207,23 @@ def executors_can_load(spark) -> tuple[bool, str]:
     sc = spark.sparkContext
     if sc.master == "local" or sc.master.startswith("local["):
         return True, ""
-    if _shipped(sc) or "sparkjournal" in sc.getConf().get("spark.executor.extraClassPath", ""):
+    conf = sc.getConf()
+    if _shipped(sc) or conf.get(EXECUTORS_HAVE_IT, "false").lower() == "true" or any(
+            "sparkjournal" in conf.get(key, "") for key in ("spark.executor.extraClassPath",
+                                                             "spark.yarn.dist.jars")):
         return True, ""
     return False, (f"the executors of master {sc.master} are not given sparkjournal's connector "
                    f"jar (spark.jars names {', '.join(shipped_jars(sc)) or 'none'}): start the "
                    f"session with spark-submit --jars \"$(sparkjournal jar)\" or "
                    f"sparkjournal.configure(SparkSession.builder)")
+
+
+def reads_through_jvm(frame) -> bool:
+    """Whether ``frame``'s plan scans a journal through the JVM connector (its
+    BatchScan; the Python data source's is marked "(Python)")."""
+    plan = frame._jdf.queryExecution().executedPlan().toString()
+    return any(line.strip().startswith(("BatchScan sparkjournal", "+- BatchScan sparkjournal"))
+               and "(Python)" not in line for line in plan.splitlines())
 
 
 def _warn_once(why) -> None:

@@ -32,11 +32,14 @@ def check_journal_arguments(parser, args, missing_hint: str = "") -> None:
 
 
 def session(app_name: str, args):
-    """The job's SparkSession, spark.locality.wait set so tasks wait for their lane's node."""
+    """The job's SparkSession, spark.locality.wait set so tasks wait for their lane's
+    node, with sparkjournal's JVM connector (connector.py)."""
     from pyspark.sql import SparkSession
+    from .connector import attach, configure
     builder = SparkSession.builder.appName(app_name).config("spark.locality.wait", args.locality_wait)
     if args.master:
         builder = builder.master(args.master)
-    spark = builder.getOrCreate()
+    spark = configure(builder).getOrCreate()
+    attach(spark)
     spark.sparkContext.setLogLevel("WARN")
     return spark

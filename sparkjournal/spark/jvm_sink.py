@@ -19,12 +19,11 @@ expression over the error's text, small_batch.py).
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import logging
 import re
 
-from .jvm_build import jvm_unavailable
+from .connector import attach, executors_can_load, jar_path, jar_unavailable
 from .lane_writer import SinkTaskError, WritePlan
 from .schema import session_timezone
 from .task_message import TaskMessage
@@ -72,8 +71,8 @@ def jvm_write(df, plan: WritePlan, config, timezone: str | None = None) -> list[
                                f"occurred while calling JvmSinkWrite.run: {interrupt})") from None
         if "ClassNotFoundException: io.sparkjournal." in said:
             said += (f"; the executors lack sparkjournal's JVM connector, which the driver has: "
-                     f"ship it with --conf spark.jars={_placed_jar()} (or import "
-                     f"sparkjournal.spark once on each host), or set writer='python'")
+                     f"ship it with spark-submit --jars \"$(sparkjournal jar)\" (here "
+                     f"{_jar_for_message()}), or set writer='python'")
         raise JvmSinkError(f"batch {plan.batch} of query {plan.query} into {plan.path} "
                            f"(writer='jvm'): {said}") from None
     return [TaskMessage.from_json(json.loads(message)) for message in found]
@@ -95,6 +94,9 @@ def writer_choice(df, setting: str, config) -> tuple[bool, str]:
         found = jvm_writer(df)
     except JvmSinkError as missing:
         return False, f"writer=python (auto: {missing})"
+    reach, why_not = executors_can_load(df.sparkSession)
+    if not reach:
+        return False, f"writer=python (auto: {why_not})"
     from py4j.protocol import Py4JError
     try:
         refused = found.refusal(df._jdf, json.dumps(dataclasses.asdict(config)),
@@ -115,30 +117,44 @@ def jvm_writer(df):
         jvm = df.sparkSession._jvm
     except Exception:                  # noqa: BLE001 - no py4j gateway: Connect
         jvm = None
-    found = _writer_in(jvm) if jvm is not None else None
+    found = None
+    if jvm is not None:
+        attach(df.sparkSession)
+        found = _writer_in(jvm)
     if found is None:
-        why = jvm_unavailable() or ("the session was started before the connector jar was "
-                                    "placed in pyspark's jars/ folder, or SPARKJOURNAL_JVM=off, "
-                                    "or the session has no JVM of its own (Spark Connect)")
-        raise JvmSinkError(f"JournalSink writer='jvm' needs sparkjournal's JVM connector on the "
-                           f"session's classpath (a JDK 17+ to build the jar, placed when "
-                           f"sparkjournal.spark is imported before the session starts, or "
-                           f"shipped with spark.jars): {why}; or use writer='python'")
+        why = jar_unavailable() or ("SPARKJOURNAL_JVM=off, or the session's JVM did not take "
+                                    "the jar (the log says why), or the session has no JVM "
+                                    "of its own (Spark Connect)")
+        raise JvmSinkError(f"JournalSink writer='jvm' needs sparkjournal's JVM connector in the "
+                           f"session (spark-submit --jars \"$(sparkjournal jar)\", "
+                           f"sparkjournal.configure(SparkSession.builder), or added to the "
+                           f"running session at its first sparkjournal call): {why}; or use "
+                           f"writer='python'")
     return found
 
 
-def _placed_jar() -> str:
-    """Where the driver's connector jar is, for an error message."""
-    from .jvm_install import ensure
-    return ensure() or "<the sparkjournal-jvm.jar in the driver's pyspark jars/>"
+def _jar_for_message() -> str:
+    try:
+        return jar_path()
+    except Exception:                  # noqa: BLE001 - only a message
+        return "no jar on this machine"
 
 
-@functools.cache
+_found: list = []                      # [(the JVM view, its JvmSinkWrite class)]
+
+
 def _writer_in(jvm):
-    """Looked up once per JVM (its classpath does not change while it runs)."""
+    """The JvmSinkWrite class, looked up until found once per JVM (a running
+    session takes the jar at most once, attach)."""
     from py4j.java_gateway import JavaClass
+    for view, found in _found:
+        if view is jvm:
+            return found
     found = jvm.io.sparkjournal.spark.JvmSinkWrite
-    return found if isinstance(found, JavaClass) else None
+    if not isinstance(found, JavaClass):
+        return None
+    _found.append((jvm, found))
+    return found
 
 
 def _causes(java_exception) -> str:

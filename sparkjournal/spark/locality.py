@@ -32,6 +32,7 @@ import logging
 import pyarrow as pa
 from pyspark.sql.pandas.types import from_arrow_schema
 
+from .connector import attach
 from ..errors import SparkJournalError
 from .datasource import JournalDataSource
 from ..events.lane_scan import LaneSlice, WrongNodeError, scan
@@ -66,6 +67,7 @@ def located_read(spark, path: str, *, native_pages: bool = True, columns=None,
     live on their node), and until a shuffle partition ``i`` of the DataFrame
     (``spark_partition_id()``) holds every event of lane ``i``."""
     sc = spark_context(spark)
+    attach(spark)                        # the first sparkjournal call on the session
     source = JournalDataSource({**{k: str(v) for k, v in options.items()}, "path": path})
     read_options, log_uri, stored = source._read_setup()
     predicate = read_options.start_predicate()

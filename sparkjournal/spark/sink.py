@@ -52,6 +52,7 @@ import time
 from ..config import LOCAL_SMALL_BATCH_ROWS, SINK, SPARK_OWN, load_config
 from ..errors import SparkJournalError
 from .committer import BatchCommitter, BatchMetrics
+from .connector import attach
 from .jvm_sink import jvm_write, writer_choice
 from .lane_writer import WritePlan, arrow_task, write_task
 from .task_message import TaskMessage, message_ddl
@@ -166,6 +167,7 @@ class JournalSink:
     def _start(self, df, query: str) -> None:
         """Settles smallBatchRows from the master, once, and the writer, and
         logs both and why at the query's first batch."""
+        attach(df.sparkSession)          # the first sparkjournal call on the session
         if self.small_batch_rows is None:
             master = df.sparkSession.sparkContext.master
             self.small_batch_rows, self._small_batch_line = small_batch_rows(

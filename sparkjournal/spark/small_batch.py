@@ -3,7 +3,7 @@
 most ``limit`` rows, else None - learnt without pulling a large batch onto
 the driver.
 
-With the JVM connector loaded in the session (jvm_install.py), one Spark job
+With the JVM connector loaded in the session (connector.py), one Spark job
 runs the batch's own plan under a per-partition limit of ``limit + 1`` rows
 and the driver's JVM writes the rows, converted to Arrow on the executors as
 ``toArrow`` converts them, into one Arrow IPC stream file for this process
@@ -86,8 +86,8 @@ def _causes(java_exception) -> str:
 
 def _jvm_collector(df):
     """The session JVM's SmallBatchCollect class, or None where the connector
-    is not loaded (no JDK, SPARKJOURNAL_JVM=off, a session started before it
-    was placed) or the session has no JVM of its own (Spark Connect)."""
+    is not loaded (no JDK, SPARKJOURNAL_JVM=off) or the session has no JVM of
+    its own (Spark Connect)."""
     try:
         jvm = df.sparkSession._jvm
     except Exception:                  # noqa: BLE001 - no py4j gateway: Connect

@@ -22,9 +22,10 @@ TOOL_CONF = {
 def tool_session(master: str, name: str, **conf):
     """The session, with ``conf`` (Spark keys) on top of TOOL_CONF."""
     from pyspark.sql import SparkSession
+    from .connector import configure
     builder = SparkSession.builder.master(master).appName(name)
     for key, value in {**TOOL_CONF, **conf}.items():
         builder = builder.config(key, value)
-    spark = builder.getOrCreate()
+    spark = (builder if "spark.jars" in conf else configure(builder)).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark

@@ -53,6 +53,9 @@ def session(extra: list[str]):
     conf = {**json.loads(os.environ["SJ_BED_CONF"]), **dict(c.split("=", 1) for c in extra)}
     for key, value in conf.items():
         builder = builder.config(key, value)
+    if "spark.jars" not in conf:
+        import sparkjournal
+        builder = sparkjournal.configure(builder)        # as spark-submit --jars "$(sparkjournal jar)"
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
@@ -102,7 +105,8 @@ class Bed:
                   "batch_ms": latencies}
         if sink is not None:
             history = [m for m in sink.history if not m.skipped]
-            result.update(commit_log_ms=[round(m.commit_log_ms, 2) for m in history],
+            result.update(jvm_writer=bool(sink.jvm),
+                          commit_log_ms=[round(m.commit_log_ms, 2) for m in history],
                           job_ms=[round(m.job_ms, 1) for m in history],
                           lanes=sorted({lane for m in history for lane in m.lanes}))
         if latencies:
@@ -136,11 +140,12 @@ class Bed:
         ran_on = functions.udf(lambda _id: socket.gethostname(), "string")
         frame = (self.spark.read.format("sparkjournal").option("commitLog", self.log).load(self.path)
                  .select("id", "_host", ran_on("id").alias("ran_on")))
-        plan = frame._jdf.queryExecution().executedPlan().toString()
+        from sparkjournal.spark.connector import reads_through_jvm
+        jvm_scan = reads_through_jvm(frame)
         rows = frame.collect()
         return {"ids": sorted(row.id for row in rows), "hosts": sorted({row._host for row in rows}),
                 "misplaced": sum(1 for row in rows if row._host != row.ran_on),
-                "jvm_scan": "BatchScan sparkjournal" in plan}
+                "jvm_scan": jvm_scan}
 
     def stream_read(self, step: dict) -> dict:
         name = os.path.join(self.checkpoints, f"follow-{time.time_ns()}")

@@ -14,7 +14,11 @@ namespace names every host. One more namespace, the edge (``sjedge``,
 127.0.0.1), mounts nothing over the node root: a driver there sees no node's
 data, as a client-mode driver on an edge machine. The master runs in the edge
 namespace; each host runs one worker (1 core, 1 GiB) whose executors, and
-their Python workers, inherit the host's namespaces and address.
+their Python workers, inherit the host's namespaces and address. The master
+and the workers run from a Spark folder of their own, ``<dir>/spark`` (its
+own SPARK_HOME: a hard-linked copy of the installed pyspark's distribution,
+no sparkjournal jar in it), as a cluster's own Spark installation: whatever
+of sparkjournal's the executors load, the application shipped them.
 
 Every process the bed starts is recorded by pid and stopped by ``stop()``:
 drivers and workers are started in process groups of their own and killed by
@@ -146,6 +150,7 @@ class ClusterBed:
         hosts_file.write_text(f"{EDGE_ADDRESS} localhost {EDGE}\n::1 localhost\n" + "".join(
             f"{self.address(h)} {h}\n" for h in self.host_names))
         try:
+            self._copy_spark()
             for host in [EDGE, *self.host_names]:
                 self._hold(host, hosts_file)
             self._start_master()
@@ -218,9 +223,26 @@ class ClusterBed:
 
     # --- inside -----------------------------------------------------------------------
 
-    def _spark_env(self) -> dict:
-        return {"SPARK_HOME": str(_spark_home()), "SPARK_CONF_DIR": str(self.base / "conf"),
+    def _spark_env(self, home: Path | None = None) -> dict:
+        return {"SPARK_HOME": str(home or _spark_home()), "SPARK_CONF_DIR": str(self.base / "conf"),
                 "PYSPARK_PYTHON": sys.executable}
+
+    @property
+    def cluster_spark_home(self) -> Path:
+        """The master's and workers' own Spark folder (module doc)."""
+        return self.base / "spark"
+
+    def _copy_spark(self) -> None:
+        home = self.cluster_spark_home
+        if home.exists():
+            shutil.rmtree(home)
+        home.mkdir()
+        for part in ("bin", "sbin", "jars", "python", "conf"):
+            source = _spark_home() / part
+            if source.is_dir():
+                subprocess.run(["cp", "-al", str(source), str(home / part)], check=True)
+        for jar in (home / "jars").glob("*sparkjournal*"):
+            jar.unlink()
 
     def _hold(self, host: str, hosts_file: Path) -> None:
         """Creates ``host``'s namespaces, held open by a sleeping process."""
@@ -239,11 +261,11 @@ class ClusterBed:
                    self.base / "logs" / f"{host}.holder.log", self._holders[host])
 
     def _java(self, host: str, main: str, args: list[str], log_name: str) -> subprocess.Popen:
-        env = {**os.environ, **self._spark_env(), "SPARK_DAEMON_MEMORY": "256m",
+        env = {**os.environ, **self._spark_env(self.cluster_spark_home), "SPARK_DAEMON_MEMORY": "256m",
                "SPARK_LOCAL_IP": self.address(host), "SPARK_LOCAL_HOSTNAME": host,
                "SPARK_MASTER_OPTS": f"-Dspark.worker.timeout={WORKER_TIMEOUT_S}",
                "SPARK_WORKER_OPTS": "-Dspark.worker.cleanup.enabled=false"}
-        spark_class = str(_spark_home() / "bin" / "spark-class")
+        spark_class = str(self.cluster_spark_home / "bin" / "spark-class")
         log = open(self.base / "logs" / log_name, "a")
         return subprocess.Popen(self.driver_command([spark_class, main, *args], host),
                                 env=env, cwd=self.base, start_new_session=True,

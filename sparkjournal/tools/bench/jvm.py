@@ -1,11 +1,11 @@
 """The JVM reader in the read benchmarks (``bench read``, ``bench maintenance``'s
 paged read).
 
-With the connector's jar on the session's classpath (``spark.jars``: jvm_build's
+With the connector's jar on the session's classpath (``spark.jars``: connector.py's
 cached jar), ``spark.read.format("sparkjournal")`` is the JVM batch reader
 (columnar, pruned, filters pushed); the Python data source is registered beside
 it as ``sparkjournal-python`` so that its rows stay measurable in the same run.
-Without a jar (``jvm_build.jvm_unavailable()`` says why) the name means the
+Without a jar (``connector.jar_unavailable()`` says why) the name means the
 Python source, and every JVM row is a skipped row saying
 "no JVM reader: <reason>".
 """
@@ -34,9 +34,9 @@ class JvmBench:
     ``python_format``: the format name that reads through the Python source."""
 
     def __init__(self, master: str, name: str, log):
-        from ...spark import jvm_build
-        self.missing = jvm_build.jvm_unavailable() or ""
-        conf = {} if self.missing else {"spark.jars": jvm_build.jvm_jar()}
+        from ...spark import connector
+        self.missing = connector.jar_unavailable() or ""
+        conf = {} if self.missing else {"spark.jars": connector.jar_path()}
         self.spark = tool_session(master, name, **conf)
         if self.missing:
             self.python_format = JVM_FORMAT

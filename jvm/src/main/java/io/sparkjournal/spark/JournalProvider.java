@@ -38,6 +38,7 @@ public final class JournalProvider implements TableProvider, DataSourceRegister 
 
     @Override
     public StructType inferSchema(CaseInsensitiveStringMap options) {
+        ConnectorBuild.requireSparkMajor();
         return JournalSchema.of(ReadOptions.parse(options)).full();
     }
 
@@ -48,6 +49,7 @@ public final class JournalProvider implements TableProvider, DataSourceRegister 
 
     @Override
     public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> properties) {
+        ConnectorBuild.requireSparkMajor();
         return new JournalTable(schema, partitioning, properties);
     }
 }

@@ -36,6 +36,8 @@ final class JournalScan implements Scan, Batch {
     /** The same columns and starting point, read as a micro-batch stream ({@link JournalStream}). */
     @Override
     public MicroBatchStream toMicroBatchStream(String checkpointLocation) {
+        ConnectorBuild.requireOnExecutors(SparkSession.active().sparkContext(),
+                "spark.readStream.format('sparkjournal')");
         return new JournalStream(options, journal, createReaderFactory());
     }
 
@@ -63,6 +65,8 @@ final class JournalScan implements Scan, Batch {
     @Override
     public synchronized InputPartition[] planInputPartitions() {
         if (planned == null) {
+            ConnectorBuild.requireOnExecutors(SparkSession.active().sparkContext(),
+                    "spark.read.format('sparkjournal')");
             List<LanePartition> lanes = LanePlanner.plan(SparkSession.active().sparkContext(), options, journal,
                     "spark.read.format('sparkjournal')");
             planned = lanes.toArray(new InputPartition[0]);

@@ -96,6 +96,9 @@ public final class JvmSinkWrite {
     public static String[] run(Dataset<Row> df, String planJson) throws IOException {
         org.apache.spark.sql.classic.Dataset<Row> dataset =
                 (org.apache.spark.sql.classic.Dataset<Row>) df;
+        ConnectorBuild.requireSparkMajor();
+        ConnectorBuild.requireOnExecutors(dataset.sparkSession().sparkContext(),
+                "JournalSink(writer='jvm')");
         int chunkRows = dataset.sparkSession().sessionState().conf().arrowMaxRecordsPerBatch();
         Plan plan = parse(planJson, dataset.schema(), chunkRows);
         List<String> messages = dataset.queryExecution().toRdd().toJavaRDD()
