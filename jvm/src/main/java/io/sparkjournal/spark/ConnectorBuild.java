@@ -82,7 +82,7 @@ public final class ConnectorBuild {
         }
         if (!major(built).equals(major(running))) {
             throw new IllegalStateException("sparkjournal's connector jar " + jarName() + " (sparkjournal "
-                    + version() + ") was built for Spark " + built + " and this session runs Spark "
+                    + version() + ") was built for Spark " + built + " and the running Spark is "
                     + running + ": a jar runs only in the Spark major version it was built for. Install "
                     + "a sparkjournal built against Spark " + major(running) + ".x (pip install "
                     + "sparkjournal beside pyspark " + major(running) + ".x builds one) and ship "

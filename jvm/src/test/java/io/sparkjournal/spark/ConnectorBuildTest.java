@@ -30,6 +30,6 @@ public final class ConnectorBuildTest {
         String message = raises(IllegalStateException.class,
                 () -> ConnectorBuild.requireSparkMajor("3.5.1")).getMessage();
         contains(message, "was built for Spark " + ConnectorBuild.sparkVersion(),
-                "this session runs Spark 3.5.1", "built against Spark 3.x", "--jars");
+                "the running Spark is 3.5.1", "built against Spark 3.x", "--jars");
     }
 }
