@@ -24,7 +24,6 @@ Contract:
 """
 from __future__ import annotations
 
-import fcntl
 import glob
 import os
 
@@ -58,11 +57,7 @@ def tools_jar() -> str:
     if os.path.isfile(jar):
         return jar
     javac = jvm_build.javac_path()
-    os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, ".build.lock"), "a") as lock:
-        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
-        if not os.path.isfile(jar):                # another process may have built it meanwhile
-            _build(javac, sources, main_jar, spark_jars, folder, jar)
+    jvm_build.build_once(folder, jar, lambda: _build(javac, sources, main_jar, spark_jars, folder, jar))
     return jar
 
 

@@ -14,6 +14,7 @@ from sparkjournal.events.lane_scan import LaneSlice, scan  # noqa: E402
 from sparkjournal.events.pruning import Comparison, Predicate  # noqa: E402
 from sparkjournal.events.resolve import commit_log  # noqa: E402
 from sparkjournal.events.visible_events import node_lanes  # noqa: E402
+from sparkjournal.spark.connector import reads_through_jvm  # noqa: E402
 
 PUSHDOWN = "spark.sql.python.filterPushdown.enabled"
 FILTERS = ["_batch_id = 1", "_batch_id >= 2 and id < 350", "_batch_id in (0, 3)", "id < 50",
@@ -59,7 +60,7 @@ def test_batch_id_filter_is_pushed_to_the_reader(spark, journal):
     finally:
         spark.conf.unset(PUSHDOWN)
     assert rows == list(range(151, 200))
-    if "pruning on" in plan or ("BatchScan sparkjournal" in plan and "(Python)" not in plan):
+    if reads_through_jvm(frame):
         # The JVM reader prunes records by both and hands every filter back to
         # Spark (a page's rows span batches, so only Spark filters them exactly).
         assert "pruning on 2 filter(s)" in plan

@@ -45,15 +45,17 @@ def print_job(args) -> int:
 
 
 def run(args) -> int:
-    from ..spark import connector, old_placement
+    from ..spark import connector, jvm_build, old_placement
     folder = old_placement.jars_folder()
     if args.remove:
         removed = old_placement.remove(folder)
         print(f"removed {', '.join(removed)} from {folder}" if removed
               else f"nothing to remove: no jar of sparkjournal's in {folder}")
         return 0
-    missing = connector.jar_unavailable()
-    print(f"connector jar: {connector.jar_path() if missing is None else 'none: ' + missing}")
+    try:
+        print(f"connector jar: {connector.jar_path()}")
+    except jvm_build.JvmUnavailableError as missing:
+        print(f"connector jar: none: {missing}")
     left = old_placement.placed(folder)
     print(f"in pyspark's jars folder: {', '.join(left) + ' (an earlier version placed it; every session of this pyspark loads it first: sparkjournal jvm --remove)' if left else 'nothing of sparkjournal'}")
     return 0

@@ -56,8 +56,8 @@ def lock_holder(lane_dir: str) -> tuple[bool | None, int | None]:
     kernel's lock table (never by trying the lock: a probe could make a starting
     writer fail): (True, its pid; None for an OFD lock alone), (False, None), or
     (None, None) when that cannot be told: the table unreadable or empty, which
-    is one a sandbox hides (the kernel's is never empty here: this holds an
-    flock of its own while it reads), as the JVM's WriterProbe counts it."""
+    is one a sandbox hides (the kernel's is never empty here: this process
+    holds an flock of its own, _hold_own_lock), as the JVM's WriterProbe counts it."""
     try:
         st = os.stat(os.path.join(lane_dir, LOCK_FILE))
     except FileNotFoundError:
@@ -65,10 +65,9 @@ def lock_holder(lane_dir: str) -> tuple[bool | None, int | None]:
     except OSError:
         return None, None
     try:
-        with tempfile.TemporaryFile() as own:
-            fcntl.flock(own, fcntl.LOCK_EX)
-            with open(LOCK_TABLE, encoding="ascii") as handle:
-                lines = handle.read().splitlines()
+        _hold_own_lock()
+        with open(LOCK_TABLE, encoding="ascii") as handle:
+            lines = handle.read().splitlines()
     except OSError:
         return None, None
     if not lines:
@@ -83,6 +82,18 @@ def lock_holder(lane_dir: str) -> tuple[bool | None, int | None]:
     if not pids:
         return False, None
     return True, next((pid for pid in pids if pid > 0), None)
+
+
+_own_lock: list = []                       # the flock this process holds for its life
+
+
+def _hold_own_lock() -> None:
+    """An flock of this process's own on a nameless temporary file, taken once:
+    the kernel's lock table is never empty to this process while it is held."""
+    if not _own_lock:
+        own = tempfile.TemporaryFile()
+        fcntl.flock(own, fcntl.LOCK_EX)
+        _own_lock.append(own)
 
 
 def folder_listing(path: str) -> list[dict]:

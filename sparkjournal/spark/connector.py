@@ -198,8 +198,10 @@ def shipped_jars(sc) -> list[str]:
     return [os.path.basename(str(listed.apply(i))) for i in range(listed.size())]
 
 
-def _shipped(sc) -> bool:
-    return any(name.startswith("sparkjournal") and name.endswith(".jar") for name in shipped_jars(sc))
+def _shipped(sc, names: list[str] | None = None) -> bool:
+    """Whether the session ships a sparkjournal jar (among ``names``, if listed already)."""
+    return any(name.startswith("sparkjournal") and name.endswith(".jar")
+               for name in (shipped_jars(sc) if names is None else names))
 
 
 def executors_can_load(spark) -> tuple[bool, str]:
@@ -207,13 +209,13 @@ def executors_can_load(spark) -> tuple[bool, str]:
     sc = spark.sparkContext
     if sc.master == "local" or sc.master.startswith("local["):
         return True, ""
-    conf = sc.getConf()
-    if _shipped(sc) or conf.get(EXECUTORS_HAVE_IT, "false").lower() == "true" or any(
+    conf, shipped = sc.getConf(), shipped_jars(sc)
+    if _shipped(sc, shipped) or conf.get(EXECUTORS_HAVE_IT, "false").lower() == "true" or any(
             "sparkjournal" in conf.get(key, "") for key in ("spark.executor.extraClassPath",
                                                              "spark.yarn.dist.jars")):
         return True, ""
     return False, (f"the executors of master {sc.master} are not given sparkjournal's connector "
-                   f"jar (spark.jars names {', '.join(shipped_jars(sc)) or 'none'}): start the "
+                   f"jar (spark.jars names {', '.join(shipped) or 'none'}): start the "
                    f"session with spark-submit --jars \"$(sparkjournal jar)\" or "
                    f"sparkjournal.configure(SparkSession.builder)")
 

@@ -89,16 +89,24 @@ def jvm_jar() -> str:
         raise JvmUnavailableError(_failed[key])
     javac = javac_path()
     try:
-        os.makedirs(folder, exist_ok=True)
-        with open(os.path.join(folder, ".build.lock"), "a") as lock:
-            fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
-            if not os.path.isfile(jar):            # another process may have built it meanwhile
-                _build(javac, sources, resources, spark_jars, folder, jar, key)
+        build_once(folder, jar, lambda: _build(javac, sources, resources, spark_jars, folder,
+                                               jar, key))
     except OSError as error:
         raise JvmUnavailableError(
             f"cannot write the JVM build cache {folder}: {error}; set {CACHE_ENV} to a "
             f"writable folder") from None
     return jar
+
+
+def build_once(folder: str, jar: str, build) -> None:
+    """Runs ``build()`` (which puts ``jar`` in place) under an exclusive lock of
+    ``folder``, unless ``jar`` is there already: processes that build at once
+    wait for one build (the cache's discipline, module doc)."""
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, ".build.lock"), "a") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        if not os.path.isfile(jar):            # another process may have built it meanwhile
+            build()
 
 
 def java_sources() -> list[str]:
@@ -163,13 +171,10 @@ def build_jar(target_folder: str, version: str) -> str:
     ``jvm_jar``."""
     sources = java_sources()
     spark_version, spark_jars = _pyspark_jars()
-    resources = jar_resources(spark_version, version)
     os.makedirs(target_folder, exist_ok=True)
     jar = os.path.join(target_folder, jar_file_name(spark_version, version))
-    with open(os.path.join(target_folder, ".build.lock"), "a") as lock:
-        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
-        _build(javac_path(), sources, resources, spark_jars, target_folder, jar, "package")
-    os.unlink(os.path.join(target_folder, ".build.lock"))
+    compile_jar(javac_path(), sources, os.path.join(spark_jars, "*"),
+                jar_resources(spark_version, version), target_folder, jar)
     return jar
 
 
@@ -232,18 +237,25 @@ def source_key(sources: list[str], spark_version: str, resources: dict[str, byte
     return digest.hexdigest()
 
 
-def _pyspark_jars() -> tuple[str, str]:
-    """(pyspark.__version__, its jars/ folder)."""
-    try:
-        import pyspark
-    except ImportError as error:
-        raise JvmUnavailableError(f"pyspark is not installed ({error}): the JVM side compiles "
-                                  f"against its jars") from None
+def pyspark_jars_folder() -> str:
+    """The installed pyspark's jars/ folder (ImportError without pyspark)."""
+    import pyspark
     jars = os.path.join(os.path.dirname(pyspark.__file__), "jars")
     home = os.environ.get("SPARK_HOME", "")
     if not os.path.isdir(jars) and home:
         # spark-submit imports pyspark from $SPARK_HOME/python/lib/pyspark.zip
         jars = os.path.join(home, "jars")
+    return jars
+
+
+def _pyspark_jars() -> tuple[str, str]:
+    """(pyspark.__version__, its jars/ folder)."""
+    try:
+        import pyspark
+        jars = pyspark_jars_folder()
+    except ImportError as error:
+        raise JvmUnavailableError(f"pyspark is not installed ({error}): the JVM side compiles "
+                                  f"against its jars") from None
     if not os.path.isdir(jars) or not any(n.endswith(".jar") for n in os.listdir(jars)):
         raise JvmUnavailableError(f"pyspark {pyspark.__version__} has no jars in {jars}")
     return pyspark.__version__, jars
@@ -257,8 +269,7 @@ def _build(javac: str, sources: list[str], resources: dict[str, bytes], spark_ja
     try:
         compile_jar(javac, sources, os.path.join(spark_jars, "*"), resources, folder, jar)
     except JvmUnavailableError as error:
-        if "cannot run" not in str(error):
-            _failed[key] = str(error)
+        _failed[key] = str(error)
         raise
 
 

@@ -23,7 +23,7 @@ import json
 import logging
 import re
 
-from .connector import attach, executors_can_load, jar_path, jar_unavailable
+from .connector import executors_can_load, jar_path, jar_unavailable
 from .lane_writer import SinkTaskError, WritePlan
 from .schema import session_timezone
 from .task_message import TaskMessage
@@ -112,15 +112,13 @@ def writer_choice(df, setting: str, config) -> tuple[bool, str]:
 
 def jvm_writer(df):
     """The session JVM's JvmSinkWrite class; JvmSinkError saying what is
-    needed where the connector is not on the session's classpath."""
+    needed where the connector is not on the session's classpath (the sink
+    attaches it at its query's first batch, before it asks: connector.attach)."""
     try:
         jvm = df.sparkSession._jvm
     except Exception:                  # noqa: BLE001 - no py4j gateway: Connect
         jvm = None
-    found = None
-    if jvm is not None:
-        attach(df.sparkSession)
-        found = _writer_in(jvm)
+    found = _writer_in(jvm) if jvm is not None else None
     if found is None:
         why = jar_unavailable() or ("SPARKJOURNAL_JVM=off, or the session's JVM did not take "
                                     "the jar (the log says why), or the session has no JVM "

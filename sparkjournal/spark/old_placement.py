@@ -8,13 +8,10 @@ from __future__ import annotations
 
 import os
 
+from .jvm_build import pyspark_jars_folder as jars_folder  # noqa: F401 - the folder in question
+
 NAME = "sparkjournal-jvm.jar"
 PARTIAL = ".sparkjournal-jvm-partial"
-
-
-def jars_folder() -> str:
-    import pyspark
-    return os.path.join(os.path.dirname(pyspark.__file__), "jars")
 
 
 def placed(folder: str | None = None) -> list[str]:

@@ -38,23 +38,18 @@ public final class AppendConfigTest {
     }
 
     public static void testValuesTheJournalCannotWorkWithAreRefusedNamingTheKey() {
+        refused(Map.of("bufferSize", 5000), "option bufferSize = 5000 is refused");
+        refused(Map.of("fileSize", 4096), "option fileSize = 4096 is refused");
+        refused(Map.of("fileSize", 8192, "bufferSize", 8192), "option bufferSize = 8192 is refused",
+                "fileSize is 8192");
+        refused(Map.of("deviceBlockSize", 768), "option deviceBlockSize = 768 is refused");
+        refused(Map.of("maxIO", 0), "option maxIO = 0 is refused");
+        refused(Map.of("userVersion", 1L << 32), "option userVersion = 4294967296 is refused");
+    }
+
+    /** {@code options} are refused with a message holding every one of {@code said}. */
+    private static void refused(Map<String, Object> options, String... said) {
         contains(raises(IllegalArgumentException.class,
-                () -> AppendConfig.fromOptions(Map.of("bufferSize", 5000))).getMessage(),
-                "option bufferSize = 5000 is refused");
-        contains(raises(IllegalArgumentException.class,
-                () -> AppendConfig.fromOptions(Map.of("fileSize", 4096))).getMessage(),
-                "option fileSize = 4096 is refused");
-        contains(raises(IllegalArgumentException.class,
-                () -> AppendConfig.fromOptions(Map.of("fileSize", 8192, "bufferSize", 8192)))
-                .getMessage(), "option bufferSize = 8192 is refused", "fileSize is 8192");
-        contains(raises(IllegalArgumentException.class,
-                () -> AppendConfig.fromOptions(Map.of("deviceBlockSize", 768))).getMessage(),
-                "option deviceBlockSize = 768 is refused");
-        contains(raises(IllegalArgumentException.class,
-                () -> AppendConfig.fromOptions(Map.of("maxIO", 0))).getMessage(),
-                "option maxIO = 0 is refused");
-        contains(raises(IllegalArgumentException.class,
-                () -> AppendConfig.fromOptions(Map.of("userVersion", 1L << 32))).getMessage(),
-                "option userVersion = 4294967296 is refused");
+                () -> AppendConfig.fromOptions(options)).getMessage(), said);
     }
 }
