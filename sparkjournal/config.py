@@ -127,6 +127,21 @@ MAINTENANCE = (
                   "log.cleaner.io.max.bytes.per.second): in paced 128 KiB pieces, so the "
                   "lane's writer, whose synced commits queue behind maintenance's reads and "
                   "writes, keeps its latency"),
+    Option("commitLogCheckpointInterval", Whole(0, note="0: never"), 100,
+           "the driver checkpoints the commit log every this many decided batches",
+           longer="the driver checkpoints the commit log (format/COMMIT_LOG.md) when this many "
+                  "decided batches of all its writers are past the last checkpoint, in a "
+                  "thread of its own, so planning reads the checkpoint and the entries after "
+                  "it however old the stream; maintenance passes checkpoint too; 0: the driver "
+                  "never does"),
+    Option("commitLogRetainBatches", Whole(0), 100,
+           "retention keeps at least this many newest commit log entries per writer",
+           longer="retention (after a checkpoint) keeps at least this many newest commit log "
+                  "entries per streaming writer, as Spark's minBatchesToRetain; older entries "
+                  "that two checkpoints cover are deleted once older than "
+                  "commitLogRetainTime (a replayed batch is still known as committed)"),
+    Option("commitLogRetainTime", Time(), 3_600_000_000_000,
+           "commit log entries younger than this are never deleted"),
     Option("laneIdleTimeout", Time(), 60_000_000_000,
            "a Spark worker closes a lane writer no task used for this long",
            longer="a Spark worker closes a lane writer no task used for this long, so "

@@ -32,6 +32,7 @@ BAD_JOURNAL_VALUES = {
     "largeRecordSize": "big", "userVersion": -1, "lockWait": "forever", "recover": "attic",
     "retention": "forever", "maxSizeBytes": "lots", "maxRootSizeBytes": "-2",
     "pageSizeBytes": "1k", "maintenanceBytesPerSecond": "fast", "maintenancePriority": "REALTIME", "addressFullPolicy": "SPILL", "laneIdleTimeout": "10 minutes",
+    "commitLogCheckpointInterval": -1, "commitLogRetainBatches": "many", "commitLogRetainTime": "an hour",
     "dirMode": "0777", "fileMode": "0666",
 }
 BAD_READ_VALUES = {

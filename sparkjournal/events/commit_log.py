@@ -1,11 +1,18 @@
 """The commit log: the driver's durable decision for every batch it committed.
 
 Layout, under the log's base URI (a local path, ``hdfs://...``, ``s3://...``;
-reached through ``pyarrow.fs``)::
+reached through ``pyarrow.fs``), defined in format/COMMIT_LOG.md::
 
     <base>/<query>/<batch id, 20 digits>.json    one Decision per committed batch
     <base>/schema.arrow                          the journal's Arrow schema (IPC)
     <base>/LOG_ID                                a random id, made by the first writer
+    <base>/_checkpoints/, <base>/_times/         checkpoints of the live state and the
+                                                 commit times of the batches they fold
+                                                 (log_checkpoint.py, commit_times.py)
+
+Entries a checkpoint covers are deleted by retention
+(maintenance/log_checkpointer.py); everything a reader asks of a batch then
+comes from the checkpoint and the commit times (log_view.py, log_state.py).
 
 LOG_ID lets a task tell that the log it reaches at the log's URI is the very
 log its driver writes: a local path (the default ``<root>/_commits``) names a
@@ -32,6 +39,7 @@ Everything is JSON or Arrow IPC; nothing read here is unpickled or evaluated.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import os
 import time
@@ -48,6 +56,7 @@ from ..io.modes import make_dirs
 FORMAT = 1
 SCHEMA_FILE = "schema.arrow"
 LOG_ID_FILE = "LOG_ID"
+CACHED_DECISIONS = 4096
 
 
 class CommitLogError(SparkJournalError):
@@ -136,7 +145,7 @@ class CommitLog:
                                  f"Give a local path or a URI pyarrow.fs supports "
                                  f"(hdfs://, s3://, gs://)") from error
         self.local = isinstance(self.fs, pafs.LocalFileSystem)
-        self._cache: dict[tuple[str, int], Decision | None] = {}
+        self._cache: dict[tuple[str, int], Decision] = {}     # insertion order: oldest first
         self._log_id: str | None = None
 
     def _path(self, query: str, batch: int) -> str:
@@ -151,8 +160,18 @@ class CommitLog:
         raw = self._read(self._path(query, batch))
         if raw is None:
             return None
-        found = self._cache[key] = Decision.from_json(raw, self._path(query, batch))
+        found = Decision.from_json(raw, self._path(query, batch))
+        self._remember(key, found)
         return found
+
+    def _remember(self, key: tuple[str, int], decision: Decision) -> None:
+        """Caches a decision, the oldest forgotten past CACHED_DECISIONS: a
+        process reading a log for months keeps a bounded number."""
+        cache = self._cache
+        cache[key] = decision
+        if len(cache) > CACHED_DECISIONS:
+            for old in list(itertools.islice(cache, len(cache) - CACHED_DECISIONS)):
+                cache.pop(old, None)
 
     def batches(self, query: str) -> list[int]:
         """Committed batch ids of a query, ascending."""
@@ -161,16 +180,30 @@ class CommitLog:
         return sorted(int(n[:-5]) for n in names if n.endswith(".json") and n[:-5].isdigit())
 
     def queries(self) -> list[str]:
+        """Queries with a folder of entries (names starting with '_' are the
+        log's own: checkpoints, commit times)."""
         selector = pafs.FileSelector(self.base, allow_not_found=True)
         infos = self._call(self.fs.get_file_info, selector)
-        return sorted(i.base_name for i in infos if i.type == pafs.FileType.Directory)
+        return sorted(i.base_name for i in infos
+                      if i.type == pafs.FileType.Directory and not i.base_name.startswith("_"))
+
+    def entry_exists(self, query: str, batch: int) -> bool:
+        """Whether the batch's entry is on disk now (one stat; nothing cached)."""
+        key = (query, batch)
+        if key in self._cache:
+            return True
+        info = self._call(self.fs.get_file_info, self._path(query, batch))
+        return info.type == pafs.FileType.File
 
     def record(self, query: str, batch: int, txs: list[dict]) -> Decision:
         """Durably writes the decision of a batch. The caller checked it is not
         decided yet (a decision is never overwritten)."""
+        if query.startswith("_"):
+            raise SparkJournalError(f"query id {query!r} starts with '_', which names the commit "
+                                    f"log's own folders: choose another txnAppId")
         decision = Decision(query, batch, int(time.time() * 1000), txs)
         self._write(self._path(query, batch), decision.to_json())
-        self._cache[(query, batch)] = decision
+        self._remember((query, batch), decision)
         return decision
 
     def log_id(self, create: bool = False) -> str | None:
@@ -214,7 +247,71 @@ class CommitLog:
     def write_schema(self, schema: pa.Schema) -> None:
         self._write(f"{self.base}/{SCHEMA_FILE}", schema.serialize().to_pybytes())
 
-    # --- storage ---------------------------------------------------------------
+    # --- storage (also of checkpoints and commit times) ------------------------
+    def read_bytes(self, path: str) -> bytes | None:
+        """A file of the log, None if absent."""
+        return self._read(path)
+
+    def write_bytes(self, path: str, data: bytes) -> None:
+        """Replaces a file of the log atomically (durably on a local path)."""
+        self._write(path, data)
+
+    def create_exclusive(self, path: str, data: bytes) -> bool:
+        """Creates ``path`` with ``data`` unless it exists; False if another
+        writer's file is there. Locally exclusive and durable (link of a
+        synced temporary file); elsewhere a check, then a move: two writers
+        racing there may both write it, the last one whole."""
+        try:
+            if self.local:
+                make_dirs(os.path.dirname(path))
+                tmp = f"{path}.{uuid.uuid4().hex}.tmp"
+                write_file_atomically(tmp, data)
+                try:
+                    os.link(tmp, path)
+                except FileExistsError:
+                    return False
+                finally:
+                    os.unlink(tmp)
+                fsync_dir(os.path.dirname(path))
+                return True
+        except OSError as error:
+            raise CommitLogError(f"cannot write commit log file {path}: {error}") from error
+        if self._call(self.fs.get_file_info, path).type != pafs.FileType.NotFound:
+            return False
+        self._write(path, data)
+        return True
+
+    def list_names(self, folder: str) -> list[pafs.FileInfo]:
+        """The files and folders in ``folder`` (none if it does not exist)."""
+        return self._call(self.fs.get_file_info,
+                          pafs.FileSelector(folder, allow_not_found=True))
+
+    def delete(self, paths: list[str]) -> None:
+        """Deletes files of the log (gone already is fine); the folder is
+        synced once at the end on a local path."""
+        folders = set()
+        for path in paths:
+            try:
+                self.fs.delete_file(path)
+                folders.add(path.rsplit("/", 1)[0])
+            except FileNotFoundError:
+                pass
+            except OSError as error:
+                raise CommitLogError(f"cannot delete commit log file {path}: {error}") from error
+        if self.local:
+            for folder in folders:
+                if os.path.isdir(folder):
+                    fsync_dir(folder)
+
+    def delete_dir_if_empty(self, folder: str) -> None:
+        if self.local:
+            try:
+                os.rmdir(folder)
+            except OSError:
+                pass                    # not empty (a new entry raced in) or gone
+        elif not self.list_names(folder):
+            self.fs.delete_dir(folder)
+
     def _read(self, path: str) -> bytes | None:
         try:
             with self.fs.open_input_stream(path) as stream:

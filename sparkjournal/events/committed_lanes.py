@@ -1,7 +1,8 @@
 """Which lanes hold committed data, by the commit log alone: no node's disk.
 
 Every decision names its transactions by node id, host, root and lane
-(commit_log.py), so the union of all decisions of all queries is the set of
+(commit_log.py), and a checkpoint keeps every lane its folded decisions named
+(log_checkpoint.py), so the commit log's view (log_view.py) gives the set of
 lanes a complete read must reach, each with the number of committed batches it
 holds. A reader compares it with the lanes it can actually reach
 (spark/lane_plan.py): a lane named here that no reachable node holds is data
@@ -9,19 +10,18 @@ the read would silently leave out, so the read fails instead (or, asked to,
 reports exactly what it left out).
 
 Conservative by construction: a lane whose committed events were all deleted
-or expired since is still named (the commit log is never rewritten), so a lost
-host holding only deleted events still fails a read until the read accepts a
-partial result. Never the other way round: a batch with a decision is always
-counted.
+or expired since is still named, so a lost host holding only deleted events
+still fails a read until the read accepts a partial result. Never the other
+way round: a batch with a decision is always counted.
 
-Cost: one listing per query and one read per decision not yet cached in this
-process (decisions never change, commit_log.CommitLog caches them).
+Cost: the view's refresh - a checkpoint parsed once, one probe per query, the
+entries decided since the checkpoint - however old the log.
 """
 from __future__ import annotations
 
 import dataclasses
 
-from .commit_log import CommitLog
+from .log_state import LogState
 
 
 @dataclasses.dataclass
@@ -30,21 +30,25 @@ class CommittedLane:
     host: str                      # the host the writing task ran on
     root: str                      # the root path as that host resolved it
     lane: str                      # the lane folder's name (lane-NNN)
-    batches: set = dataclasses.field(default_factory=set)     # (query, batch id)
+    batches: int = 0               # committed batches it holds
+    node_batches: int = 0          # committed batches its node holds (each counted once)
 
     @property
     def key(self) -> tuple[str, str]:
         return self.node, self.lane
 
 
-def committed_lanes(log: CommitLog) -> dict[tuple[str, str], CommittedLane]:
-    """{(node id, lane name): CommittedLane} of every lane a decision in ``log`` names."""
-    found: dict[tuple[str, str], CommittedLane] = {}
-    for query in log.queries():
-        for batch in log.batches(query):
-            decision = log.decision(query, batch)
-            if decision is None:               # listed, then gone: not ours to judge here
-                continue
+def committed_lanes(shared) -> dict[tuple[str, str], CommittedLane]:
+    """{(node id, lane name): CommittedLane} of every lane the log's view names
+    (``shared``: resolve.shared_log's LogState; the view is refreshed)."""
+    view = shared.view(refresh=True) if isinstance(shared, LogState) else shared
+    checkpoint = view.checkpoint
+    found = {key: CommittedLane(lane.node, lane.host, lane.root, lane.lane, lane.batches)
+             for key, lane in checkpoint.lanes.items()}
+    node_batches = {node: state.batches for node, state in checkpoint.nodes.items()}
+    for query in sorted(view.entries):
+        for batch, decision in sorted(view.entries[query].items()):
+            nodes, keys = set(), set()
             for tx in decision.txs:
                 key = (tx["node"], tx["lane"])
                 lane = found.get(key)
@@ -52,7 +56,14 @@ def committed_lanes(log: CommitLog) -> dict[tuple[str, str], CommittedLane]:
                     lane = found[key] = CommittedLane(
                         tx["node"], str(tx.get("host") or tx["node"].rpartition("@")[2]),
                         str(tx.get("root") or ""), tx["lane"])
-                lane.batches.add((query, batch))
+                if key not in keys:
+                    lane.batches += 1
+                keys.add(key)
+                nodes.add(tx["node"])
+            for node in nodes:
+                node_batches[node] = node_batches.get(node, 0) + 1
+    for lane in found.values():
+        lane.node_batches = node_batches.get(lane.node, 0)
     return found
 
 
@@ -69,9 +80,9 @@ def describe_nodes(lanes, why: dict[str, str] | None = None) -> str:
     (and ``why[node]`` if given), for errors and reports."""
     parts = []
     for node, group in by_node(lanes).items():
-        batches = set().union(*(lane.batches for lane in group))
+        batches = max(lane.node_batches for lane in group)
         reason = f" ({why[node]})" if why and node in why else ""
         parts.append(f"node {node} on host {group[0].host}{reason}: root {group[0].root}, "
                      f"lanes {', '.join(lane.lane for lane in group)}, holding "
-                     f"{len(batches)} committed batches")
+                     f"{batches} committed batches")
     return "; ".join(parts)

@@ -42,7 +42,7 @@ from .page_records import live_pages
 from .page_scan import read_page, wanted
 from .pruning import Predicate, read_stats
 from .read_columns import METADATA, RECORD_METADATA, ReadColumns, full_schema  # noqa: F401 (METADATA: re-exported)
-from .resolve import commit_log
+from .resolve import shared_log
 from .visible_events import lane_event_records
 
 log = logging.getLogger("sparkjournal.read")
@@ -73,7 +73,7 @@ def scan(part: LaneSlice, events_schema: pa.Schema, journal_options: dict,
     skip_corrupt scan left out to ``skipped`` (also logged)."""
     output = ReadColumns(events_schema, columns)
     lane = os.path.basename(part.lane)
-    log_ = commit_log(part.log_uri)
+    log_ = shared_log(part.log_uri)
     end = part.end_id if part.end_id is not None else 1 << 63
     check_node(part)
     deleted_by_requests = pending_deletions(part.lane)        # before the snapshot: lane_deletes.py
@@ -125,10 +125,9 @@ def event_batch(record, log_, deletions, events_schema: pa.Schema, host: str | N
     metadata = {}
     if predicate or output.metadata:
         query, batch_id = event_records.batch_of(stored)
-        decision = log_.decision(query, batch_id) if query is not None else None
-        committed = (datetime.datetime.fromtimestamp(decision.committed_at_ms / 1e3,
-                                                     datetime.timezone.utc)
-                     if decision else None)
+        at_ms = log_.committed_at_ms(query, batch_id) if query is not None else None
+        committed = (datetime.datetime.fromtimestamp(at_ms / 1e3, datetime.timezone.utc)
+                     if at_ms is not None else None)
         metadata = dict(zip(RECORD_METADATA, (batch_id, committed, host, lane, record.record_id)))
     if predicate and not predicate.may_match(metadata, read_stats(stored.metadata),
                                              events_schema):

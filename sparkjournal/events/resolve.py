@@ -1,12 +1,13 @@
 """Phase two of the two-phase commit, wherever it happens.
 
-A prepared transaction's fate is read from the commit log (xid.py names the
-entry): COMMITTED if its batch's decision lists it, ABORTED if the decision
-exists without it (a losing task attempt, a batch replayed after a driver
-crash) or a later batch of the query is decided (Spark decides batches in
-order, so this one never will be), UNDECIDED otherwise - invisible to readers
-(presumed aborted) and left prepared by writers, as the driver may still decide
-it.
+A prepared transaction's fate is read from the commit log's view (xid.py
+names the batch; format/COMMIT_LOG.md gives the rules): COMMITTED if its
+batch's decision, or the checkpoint that folded it, lists it; ABORTED if the
+batch is decided without it (a losing task attempt, a batch replayed after a
+driver crash) or a later batch of the query is decided (Spark decides batches
+in order, so this one never will be); UNDECIDED otherwise - invisible to
+readers (presumed aborted) and left prepared by writers, as the driver may
+still decide it.
 
 ``resolve_lane`` turns the decided ones into COMMIT / ROLLBACK records, making
 the lane self-describing. It runs in the lane's writer: at the start of every
@@ -21,6 +22,7 @@ import logging
 
 from ..journal.journal import JournalSnapshot
 from .commit_log import CommitLog, TxRef
+from .log_state import LogState
 from .xid import BatchXid
 
 log = logging.getLogger("sparkjournal.resolve")
@@ -33,27 +35,26 @@ class Outcome(enum.Enum):
     FOREIGN = "foreign"          # not a transaction of this sink
 
 
-_LOGS: dict[str, CommitLog] = {}
+_LOGS: dict[str, LogState] = {}
+
+
+def shared_log(uri: str) -> LogState:
+    """One LogState (its view, its bounded caches) per URI per process."""
+    found = _LOGS.get(uri)
+    if found is None:
+        found = _LOGS.setdefault(uri, LogState(uri))
+    return found
 
 
 def commit_log(uri: str) -> CommitLog:
-    """One CommitLog (and its cache of immutable decisions) per URI per process."""
-    found = _LOGS.get(uri)
-    if found is None:
-        found = _LOGS[uri] = CommitLog(uri)
-    return found
+    return shared_log(uri).log
 
 
 def outcome(xid_bytes: bytes, ref: TxRef) -> Outcome:
     xid = BatchXid.decode(xid_bytes)
     if xid is None:
         return Outcome.FOREIGN
-    log_ = commit_log(xid.log)
-    decision = log_.decision(xid.query, xid.batch)
-    if decision is not None:
-        return Outcome.COMMITTED if ref in decision.tx_refs() else Outcome.ABORTED
-    later = [b for b in log_.batches(xid.query) if b > xid.batch]
-    return Outcome.ABORTED if later else Outcome.UNDECIDED
+    return Outcome(shared_log(xid.log).outcome(xid.query, xid.batch, ref))
 
 
 def prepared_outcomes(snapshot: JournalSnapshot, node: str, lane: str) -> dict[int, Outcome]:

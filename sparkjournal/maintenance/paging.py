@@ -58,7 +58,7 @@ from ..events.lane_deletes import lane_deletions, pending_deletions
 from ..events.lane_scan import METADATA, LaneSlice, event_batch, spark_facing
 from ..events.page_records import PAGES, live_pages
 from ..events.requests import pending, submit
-from ..events.resolve import commit_log
+from ..events.resolve import commit_log, shared_log
 from ..faults import crash_point
 from ..io.files_io import fsync_dir, remove_quietly
 from ..journal.fileset import try_hold_exclusive, try_hold_maintenance
@@ -230,7 +230,7 @@ def _write_next_page(lane, node, log_uri, config, events_schema: pa.Schema, rate
         if not chosen:
             return None
         deletions = lane_deletions(snapshot, deleted_by_requests)
-        log_, host = commit_log(log_uri), LaneSlice(lane, node, log_uri).host
+        log_, host = shared_log(log_uri), LaneSlice(lane, node, log_uri).host
         schema = pa.schema(list(events_schema) + list(METADATA))
         batches = [event_batch(r, log_, deletions, events_schema, host, os.path.basename(lane))
                    for r in chosen]

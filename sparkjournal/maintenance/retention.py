@@ -35,7 +35,7 @@ from ..events import event_records
 from ..events.lane_deletes import lane_deletions, pending_deletions
 from ..events.page_records import live_pages
 from ..events.requests import submit
-from ..events.resolve import commit_log
+from ..events.resolve import shared_log
 from ..events.visible_events import lane_event_records
 from ..journal.journal import Journal
 
@@ -61,16 +61,16 @@ def expired_records(lane: str, node: str | None, log_uri: str, config: JournalCo
     kind, amount = config.retention
     now = time.time() if now is None else now
     already = pending_deletions(lane)                       # before the snapshot
-    log_ = commit_log(log_uri)
+    log_ = shared_log(log_uri)
     with Journal.read(lane, config) as snapshot:
         records = paged_records(lane, snapshot, lane_deletions(snapshot, already))
         for record in lane_event_records(snapshot, node, os.path.basename(lane)):
             if already.whole(record.record_id):
                 continue
             query, batch = event_records.batch_of(event_records.split_body(record.body)[0])
-            decision = log_.decision(query, batch) if query is not None else None
-            if decision is not None:
-                records.append((record.record_id, record.body_len, decision.committed_at_ms / 1e3))
+            at_ms = log_.committed_at_ms(query, batch) if query is not None else None
+            if at_ms is not None:
+                records.append((record.record_id, record.body_len, at_ms / 1e3))
     if kind == "age":
         return {rid: size for rid, size, committed in records if committed < now - amount}
     expired, kept = {}, 0

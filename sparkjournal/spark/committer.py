@@ -31,7 +31,8 @@ from ..events.commit_log import CommitLog, Decision, default_log_uri  # noqa: F4
 from ..events.node import read_node_id, resolve_root
 from ..io.modes import use_config_modes
 from ..journal.inside import check_inside
-from ..events.resolve import commit_log, resolve_lane
+from ..events.resolve import resolve_lane, shared_log
+from ..maintenance.log_checkpointer import Checkpointer
 from .lane_cache import held_here
 from .schema import evolve
 from .task_message import TaskMessage
@@ -102,11 +103,15 @@ class BatchCommitter:
         use_config_modes(resolve_root(path), self.config)
         self.log_uri = log_uri or default_log_uri(path)
         check_log_location(path, self.log_uri)
-        self.log: CommitLog = commit_log(self.log_uri)
+        self.shared = shared_log(self.log_uri)
+        self.log: CommitLog = self.shared.log
+        self.checkpointer = Checkpointer(self.log, self.config)
         self._schema = None                         # the last batch schema accepted
 
     def is_committed(self, query: str, batch: int) -> bool:
-        return self.log.decision(query, batch) is not None
+        """Whether a replay of the batch is skipped: it, or a later batch of
+        the query, is decided (format/COMMIT_LOG.md: batches are decided in order)."""
+        return self.shared.done(query, batch)
 
     def check_schema(self, arrow_schema, where: str) -> None:
         """Fails on an incompatible schema; stores an evolved one."""
@@ -131,6 +136,8 @@ class BatchCommitter:
         metrics.lanes_committed_now = self.commit_reachable(messages)
         metrics.commit_log_ms = (logged - started) * 1e3
         metrics.commit_records_ms = (time.perf_counter() - logged) * 1e3
+        past = sum(map(len, self.shared.view().entries.values())) + 1   # + this decision
+        self.checkpointer.after_decision(past)
         metrics.rows = sum(m.rows for m in messages)
         metrics.bytes = sum(m.bytes for m in messages)
         metrics.records = sum(m.records for m in messages)

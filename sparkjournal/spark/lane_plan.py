@@ -25,7 +25,7 @@ from ..errors import SparkJournalError
 from ..events.committed_lanes import CommittedLane, by_node, committed_lanes, describe_nodes
 from ..events.lane_scan import LaneSlice
 from ..events.pruning import Predicate
-from ..events.resolve import commit_log
+from ..events.resolve import shared_log
 from ..events.visible_events import node_lanes
 from .discovery import ClusterView, survey
 from .placement import lane_locations
@@ -69,7 +69,7 @@ class LanePlan:
 def plan_lanes(sc, path: str, log_uri: str, *, doing: str = "reading",
                allow_partial: bool = False, predicate: Predicate = Predicate(),
                skip_corrupt: bool = False) -> LanePlan:
-    committed = committed_lanes(commit_log(log_uri))
+    committed = committed_lanes(shared_log(log_uri))
     view = survey(sc, path, {lane.node for lane in committed.values()})
     _check_node_ids(path, view)
     lanes, locations, reached = [], [], set()

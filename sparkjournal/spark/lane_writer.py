@@ -43,7 +43,7 @@ from ..maintenance.lane_requests import carry_out_all
 from . import worker_heap
 from .lane_cache import drop_writer, using
 from ..events import event_records
-from ..events.resolve import commit_log, resolve_lane
+from ..events.resolve import commit_log, resolve_lane, shared_log
 from ..events.xid import BatchXid
 from .task_message import MESSAGE_SCHEMA, TaskIdentity, TaskMessage
 
@@ -94,7 +94,7 @@ def write_task(batches, plan: WritePlan) -> TaskMessage | None:
     identity = _task_identity(plan)
     query, batch_id = identity.query, identity.batch
     _check_same_log(plan)
-    if commit_log(plan.log_uri).decision(query, batch_id) is not None:
+    if shared_log(plan.log_uri).done(query, batch_id):
         return None                         # a replay of a committed batch: nothing to write
     where = f"batch {batch_id} of query {query} on host {socket.gethostname()}"
     with contextlib.ExitStack() as stack:

@@ -1,0 +1,180 @@
+"""A commit log checkpoint: the live state folded from every entry up to a
+batch per query (format/COMMIT_LOG.md, "Checkpoints").
+
+Its size follows the live state - queries, lanes, nodes, and the holes in each
+lane's committed tx ids (losing task attempts, maintenance transactions) -
+never the number of batches decided: a lane's committed transactions are kept
+as merged ranges of tx ids.
+
+``parse`` checks everything a reader relies on and raises CheckpointDamage
+(the reader falls back to the previous checkpoint) or FormatVersionError (a
+newer sparkjournal wrote it: refused, never misread).
+"""
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import json
+
+from ..errors import FormatVersionError
+from .commit_log import CommitLogError, Decision
+
+FORMAT = 1
+
+
+class CheckpointDamage(CommitLogError):
+    """A checkpoint that is not one this format defines."""
+
+
+@dataclasses.dataclass
+class QueryState:
+    through: int                 # its highest decided batch folded
+    decided: int = 0
+    rows: int = 0
+    last_committed_at_ms: int = 0
+
+
+@dataclasses.dataclass
+class LaneState:
+    node: str
+    host: str
+    root: str
+    lane: str
+    batches: int = 0
+    rows: int = 0
+    committed: list = dataclasses.field(default_factory=list)    # [[first, last], ...]
+
+    def commits(self, tx: int) -> bool:
+        at = bisect.bisect_right(self.committed, [tx, 1 << 64]) - 1
+        return at >= 0 and self.committed[at][0] <= tx <= self.committed[at][1]
+
+    def add_tx(self, tx: int) -> None:
+        ranges = self.committed
+        at = bisect.bisect_left(ranges, [tx, tx])
+        if at > 0 and ranges[at - 1][1] >= tx - 1:
+            if ranges[at - 1][1] < tx:
+                ranges[at - 1][1] = tx
+            at -= 1
+        elif at < len(ranges) and ranges[at][0] <= tx + 1:
+            ranges[at][0] = min(ranges[at][0], tx)
+        else:
+            ranges.insert(at, [tx, tx])
+        if at + 1 < len(ranges) and ranges[at + 1][0] <= ranges[at][1] + 1:   # closed a hole
+            ranges[at][1] = max(ranges[at][1], ranges.pop(at + 1)[1])
+
+
+@dataclasses.dataclass
+class NodeState:
+    batches: int = 0
+    rows: int = 0
+
+
+@dataclasses.dataclass
+class Checkpoint:
+    seq: int = -1                # -1: the empty state (no checkpoint yet)
+    written_at_ms: int = 0
+    queries: dict = dataclasses.field(default_factory=dict)    # query -> QueryState
+    lanes: dict = dataclasses.field(default_factory=dict)      # (node, lane) -> LaneState
+    nodes: dict = dataclasses.field(default_factory=dict)      # node -> NodeState
+
+    def through(self, query: str) -> int:
+        """The query's highest folded batch, -1 if none."""
+        found = self.queries.get(query)
+        return found.through if found is not None else -1
+
+    def fold(self, decision: Decision) -> None:
+        """Adds one decided batch past the query's ``through`` (callers fold a
+        query's entries in batch order)."""
+        state = self.queries.setdefault(decision.query, QueryState(-1))
+        if decision.batch <= state.through:
+            raise ValueError(f"batch {decision.batch} of {decision.query} is already folded")
+        state.through, state.decided = decision.batch, state.decided + 1
+        state.rows += decision.rows
+        state.last_committed_at_ms = max(state.last_committed_at_ms, decision.committed_at_ms)
+        touched_nodes = set()
+        for tx in decision.txs:
+            key = (tx["node"], tx["lane"])
+            lane = self.lanes.get(key)
+            if lane is None:
+                lane = self.lanes[key] = LaneState(
+                    tx["node"], str(tx.get("host") or tx["node"].rpartition("@")[2]),
+                    str(tx.get("root") or ""), tx["lane"])
+            rows = int(tx.get("rows", 0))
+            if key not in touched_nodes:
+                lane.batches += 1
+            lane.rows += rows
+            lane.add_tx(int(tx["tx"]))
+            node = self.nodes.setdefault(tx["node"], NodeState())
+            node.rows += rows
+            if tx["node"] not in touched_nodes:
+                node.batches += 1
+            touched_nodes.update((key, tx["node"]))
+
+    def to_json(self) -> bytes:
+        return json.dumps({
+            "format": FORMAT, "seq": self.seq, "written_at_ms": self.written_at_ms,
+            "queries": [{"query": q, **dataclasses.asdict(s)} for q, s in sorted(self.queries.items())],
+            "lanes": [dataclasses.asdict(lane) for _, lane in sorted(self.lanes.items())],
+            "nodes": [{"node": n, **dataclasses.asdict(s)} for n, s in sorted(self.nodes.items())],
+        }, sort_keys=True, separators=(",", ":")).encode()
+
+
+def parse(raw: bytes, where: str) -> Checkpoint:
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError) as error:
+        raise CheckpointDamage(f"checkpoint {where} is not JSON ({error})") from error
+    if not isinstance(data, dict):
+        raise CheckpointDamage(f"checkpoint {where} is not a JSON object")
+    found = data.get("format")
+    if _whole(found) and found > FORMAT:
+        raise FormatVersionError(where, found, FORMAT, "commit log checkpoint")
+    try:
+        if found != FORMAT:
+            raise ValueError(f"format {found!r}, expected {FORMAT}")
+        made = Checkpoint(_int(data, "seq"), _int(data, "written_at_ms"))
+        for entry in _list(data, "queries"):
+            made.queries[_str(entry, "query")] = QueryState(
+                _int(entry, "through"), _int(entry, "decided"), _int(entry, "rows"),
+                _int(entry, "last_committed_at_ms"))
+        for entry in _list(data, "lanes"):
+            ranges = _list(entry, "committed")
+            if not all(isinstance(r, list) and len(r) == 2 and all(map(_whole, r))
+                       and r[0] <= r[1] for r in ranges):
+                raise ValueError("committed must be [first, last] pairs of whole numbers")
+            if any(a[1] + 1 >= b[0] for a, b in zip(ranges, ranges[1:])):
+                raise ValueError("committed ranges must be sorted, disjoint and not adjacent")
+            lane = LaneState(_str(entry, "node"), _str(entry, "host"), _str(entry, "root"),
+                             _str(entry, "lane"), _int(entry, "batches"), _int(entry, "rows"),
+                             [list(r) for r in ranges])
+            made.lanes[(lane.node, lane.lane)] = lane
+        for entry in _list(data, "nodes"):
+            made.nodes[_str(entry, "node")] = NodeState(_int(entry, "batches"), _int(entry, "rows"))
+        return made
+    except (ValueError, KeyError, TypeError) as error:
+        raise CheckpointDamage(f"checkpoint {where} is damaged ({error})") from error
+
+
+def _whole(value) -> bool:
+    return type(value) is int
+
+
+def _int(entry: dict, key: str) -> int:
+    value = entry[key]
+    if not _whole(value):
+        raise ValueError(f"{key} must be a whole number, not {value!r}")
+    return value
+
+
+def _str(entry: dict, key: str) -> str:
+    value = entry[key]
+    if not isinstance(value, str):
+        raise ValueError(f"{key} must be a string, not {value!r}")
+    return value
+
+
+def _list(entry: dict, key: str) -> list:
+    value = entry[key]
+    if not isinstance(value, list) or not all(isinstance(v, (dict, list)) for v in value):
+        raise ValueError(f"{key} must be a list")
+    return value

@@ -1,0 +1,143 @@
+"""The view of a commit log: its newest readable checkpoint plus the entries
+after it (format/COMMIT_LOG.md, "The view").
+
+Planning costs what the live state costs: one listing of ``_checkpoints/``,
+one of the log's folder, one probe per known query, the entries decided since
+the checkpoint - never every entry ever written. A view is immutable; ``LogViews``
+keeps the newest per log and builds the next one from it (a new checkpoint is
+parsed once; entries already read are kept).
+
+Crash and race behaviour: a checkpoint is complete or absent (written whole,
+then linked); one that does not parse is reported and the previous one stands
+in, with the entries after it (retention keeps those). Retention deletes only
+entries a newer checkpoint covers, so a build that finds a newer checkpoint
+when it is done starts again from it.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+
+from .commit_log import CommitLog, Decision, TxRef
+from .log_checkpoint import Checkpoint, CheckpointDamage, parse
+
+log = logging.getLogger("sparkjournal.commitlog")
+
+CHECKPOINTS = "_checkpoints"
+ONE_SHOT_PREFIX = "batch-write-"      # DataSource batch writes: one batch, 0, per query
+
+
+@dataclasses.dataclass(frozen=True)
+class LogView:
+    checkpoint: Checkpoint
+    checkpoint_name: str | None                       # None: no checkpoint (every entry)
+    entries: dict                                     # query -> {batch: Decision}, past through
+
+    def decision(self, query: str, batch: int) -> Decision | None:
+        return self.entries.get(query, {}).get(batch)
+
+    def last_decided(self, query: str) -> int:
+        """The query's highest decided batch in this view, -1 if none."""
+        after = self.entries.get(query)
+        return max(after) if after else self.checkpoint.through(query)
+
+    def queries(self) -> list[str]:
+        return sorted(set(self.checkpoint.queries) | set(self.entries))
+
+    def outcome(self, query: str, batch: int, ref: TxRef) -> str:
+        """"committed", "aborted" or "undecided" (COMMIT_LOG.md's rules 1-5)."""
+        decision = self.decision(query, batch)
+        if decision is not None:
+            return "committed" if ref in decision.tx_refs() else "aborted"
+        if batch <= self.checkpoint.through(query):
+            lane = self.checkpoint.lanes.get((ref.node, ref.lane))
+            return "committed" if lane is not None and lane.commits(ref.tx) else "aborted"
+        return "aborted" if self.last_decided(query) > batch else "undecided"
+
+    def done(self, query: str, batch: int) -> bool:
+        """A replay of this batch is skipped: it, or a later batch, is decided."""
+        return batch <= self.last_decided(query)
+
+
+def checkpoint_names(commit_log: CommitLog) -> list[str]:
+    """Checkpoint file names, newest first."""
+    names = [i.base_name for i in commit_log.list_names(f"{commit_log.base}/{CHECKPOINTS}")]
+    return sorted((n for n in names if n.endswith(".json") and n[:-5].isdigit()), reverse=True)
+
+
+def newest_checkpoint(commit_log: CommitLog, names: list[str],
+                      known: tuple[str, Checkpoint] | None = None) -> tuple[str | None, Checkpoint]:
+    """The newest checkpoint that parses (``known`` reused if it is that one),
+    warning about each damaged one passed over; the empty state if none."""
+    for name in names:
+        if known is not None and known[0] == name:
+            return known
+        path = f"{commit_log.base}/{CHECKPOINTS}/{name}"
+        raw = commit_log.read_bytes(path)
+        if raw is None:
+            continue                                  # deleted by retention meanwhile
+        try:
+            return name, parse(raw, path)
+        except CheckpointDamage as damage:
+            log.warning("%s; reading the previous checkpoint and the entries after it "
+                        "instead (the next checkpoint replaces it)", damage)
+    return None, Checkpoint()
+
+
+def entries_after(commit_log: CommitLog, checkpoint: Checkpoint, known: dict) -> dict:
+    """{query: {batch: Decision}} of the entries past the checkpoint (module doc),
+    reusing ``known``'s decisions."""
+    found: dict[str, dict[int, Decision]] = {}
+    folders = set(commit_log.queries())
+    for query in sorted(folders | set(checkpoint.queries)):
+        through = checkpoint.through(query)
+        have = {b: d for b, d in known.get(query, {}).items() if b > through}
+        if query not in checkpoint.queries:
+            batches = [b for b in commit_log.batches(query) if b > through]
+        elif query.startswith(ONE_SHOT_PREFIX) and through >= 0:
+            batches = []
+        else:
+            batches, probe = [], max(have, default=through) + 1
+            batches.extend(have)
+            while commit_log.entry_exists(query, probe):
+                batches.append(probe)
+                probe += 1
+        for batch in sorted(set(batches)):
+            decision = have.get(batch) or commit_log.decision(query, batch)
+            if decision is not None:                  # listed, then gone: retention's
+                found.setdefault(query, {})[batch] = decision
+    return found
+
+
+def build(commit_log: CommitLog, previous: LogView | None = None) -> LogView:
+    known = (previous.checkpoint_name, previous.checkpoint) if previous and \
+        previous.checkpoint_name else None
+    entries = previous.entries if previous else {}
+    names = checkpoint_names(commit_log)
+    while True:
+        name, checkpoint = newest_checkpoint(commit_log, names, known)
+        entries = entries_after(commit_log, checkpoint, entries)
+        again = checkpoint_names(commit_log)
+        if again[:1] == names[:1]:
+            return LogView(checkpoint, name, entries)
+        names = again
+
+
+class LogViews:
+    """The newest view of one log, refreshed on demand; thread-safe."""
+
+    def __init__(self, commit_log: CommitLog):
+        self.commit_log = commit_log
+        self._view: LogView | None = None
+        self._lock = threading.Lock()
+
+    def current(self) -> LogView:
+        """The last view built (building the first)."""
+        view = self._view
+        return view if view is not None else self.refresh()
+
+    def refresh(self) -> LogView:
+        with self._lock:
+            self._view = build(self.commit_log, self._view)
+            return self._view

@@ -1,0 +1,163 @@
+"""Writes commit log checkpoints and applies the log's retention
+(format/COMMIT_LOG.md, "Checkpoints" and "Retention").
+
+``checkpoint`` folds every entry past the newest readable checkpoint - every
+query folder listed, so a decision past a gap in a writer's batch ids is
+folded too - writes the commit times of the folded batches, then creates the
+next checkpoint exclusively. ``expire`` then deletes what two checkpoints
+cover and the retention options no longer protect.
+
+Crash behaviour: killed before the checkpoint is linked, only commit-time
+segments were extended (never read for batches no checkpoint covers) and a
+``*.tmp`` may be left (expire removes it after an hour); killed while
+deleting, some covered entries are gone and some not, and every reader's view
+is the same either way: the next expire finishes. Two writers racing build
+the same folds; the loser finds the name taken and leaves the winner's.
+
+The driver runs both in one background thread after a decision
+(``Checkpointer.after_decision``): never on the batch's path.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+import time
+
+from ..events import commit_times
+from ..events.commit_log import CommitLog
+from ..events.log_checkpoint import parse
+from ..events.log_view import CHECKPOINTS, ONE_SHOT_PREFIX, checkpoint_names, newest_checkpoint
+
+log = logging.getLogger("sparkjournal.commitlog")
+
+TMP_AGE_S = 3600
+
+
+@dataclasses.dataclass
+class LogMaintenance:
+    checkpoint: str | None = None      # the checkpoint created, if any
+    folded: int = 0                    # entries folded into it
+    deleted_entries: int = 0
+    deleted_checkpoints: int = 0
+    deleted_tmp: int = 0
+    seconds: float = 0.0
+
+    def line(self) -> str:
+        made = (f"checkpoint {self.checkpoint} folded {self.folded} entries"
+                if self.checkpoint else "no new checkpoint")
+        return (f"commit log: {made}; retention deleted {self.deleted_entries} entries, "
+                f"{self.deleted_checkpoints} old checkpoints, {self.deleted_tmp} stale "
+                f"temporary files ({self.seconds * 1e3:.0f} ms)")
+
+
+def checkpoint(commit_log: CommitLog, now_ms: int | None = None) -> tuple[str | None, int]:
+    """Creates the next checkpoint if any entry is past the newest one;
+    (its file name or None, entries folded)."""
+    names = checkpoint_names(commit_log)
+    _name, base = newest_checkpoint(commit_log, names)
+    state = parse(base.to_json(), "(the newest checkpoint, copied)") if base.seq >= 0 else base
+    folded: dict[str, dict[int, int]] = {}
+    for query in commit_log.queries():
+        through = state.through(query)
+        if query.startswith(ONE_SHOT_PREFIX) and through >= 0:
+            continue
+        for batch in commit_log.batches(query):
+            if batch <= through:
+                continue
+            decision = commit_log.decision(query, batch)
+            if decision is None:
+                continue
+            state.fold(decision)
+            folded.setdefault(query, {})[batch] = decision.committed_at_ms
+    if not folded:
+        return None, 0
+    for query, times in folded.items():           # before the checkpoint that covers them
+        commit_times.extend(commit_log, query, times)
+    state.seq = base.seq + 1
+    state.written_at_ms = int(time.time() * 1000) if now_ms is None else now_ms
+    name = f"{state.seq:020d}.json"
+    if not commit_log.create_exclusive(f"{commit_log.base}/{CHECKPOINTS}/{name}", state.to_json()):
+        return None, 0                            # another writer's checkpoint stands
+    return name, sum(map(len, folded.values()))
+
+
+def expire(commit_log: CommitLog, retain_batches: int, retain_ns: int,
+           now: float | None = None) -> tuple[int, int, int]:
+    """Retention (module doc); (entries, checkpoints, temporary files) deleted."""
+    now = time.time() if now is None else now
+    names = checkpoint_names(commit_log)
+    tmp = _stale_tmp(commit_log, now)
+    if len(names) < 2:
+        commit_log.delete(tmp)
+        return 0, 0, len(tmp)
+    _previous_name, previous = newest_checkpoint(commit_log, names[1:])
+    young = now - retain_ns / 1e9
+    entries = []
+    for query in commit_log.queries():
+        through = previous.through(query)
+        if through < 0:
+            continue
+        folder = f"{commit_log.base}/{query}"
+        found = {int(i.base_name[:-5]): i for i in commit_log.list_names(folder)
+                 if i.base_name.endswith(".json") and i.base_name[:-5].isdigit()}
+        newest_kept = (max(found, default=-1) - retain_batches
+                       if not query.startswith(ONE_SHOT_PREFIX) else 1 << 63)
+        old = [info.path for batch, info in found.items()
+               if batch <= through and batch <= newest_kept
+               and info.mtime is not None and info.mtime.timestamp() < young]
+        commit_log.delete(old)
+        entries += old
+        if len(old) == len(found):
+            commit_log.delete_dir_if_empty(folder)
+    older = [f"{commit_log.base}/{CHECKPOINTS}/{n}" for n in names[2:]]
+    commit_log.delete(older + tmp)
+    return len(entries), len(older), len(tmp)
+
+
+def _stale_tmp(commit_log: CommitLog, now: float) -> list[str]:
+    folders = [f"{commit_log.base}/{CHECKPOINTS}", commit_log.base]
+    folders += [f"{commit_log.base}/{q}" for q in commit_log.queries()]
+    return [info.path for folder in folders for info in commit_log.list_names(folder)
+            if info.base_name.endswith(".tmp") and info.mtime is not None
+            and info.mtime.timestamp() < now - TMP_AGE_S]
+
+
+def maintain(commit_log: CommitLog, config, now: float | None = None) -> LogMaintenance:
+    """A checkpoint, then retention, with the journal config's options."""
+    started = time.perf_counter()
+    name, folded = checkpoint(commit_log)
+    entries, checkpoints, tmp = expire(commit_log, config.commitLogRetainBatches,
+                                       config.commitLogRetainTime, now)
+    return LogMaintenance(name, folded, entries, checkpoints, tmp, time.perf_counter() - started)
+
+
+class Checkpointer:
+    """The driver's: after each decision, checkpoints in a thread of its own
+    once ``commitLogCheckpointInterval`` decided batches are past the last
+    checkpoint; one run at a time; a failure is logged (the next decision
+    tries again), never raised into a batch."""
+
+    def __init__(self, commit_log: CommitLog, config):
+        self.commit_log, self.config = commit_log, config
+        self._running: threading.Thread | None = None
+        self.last: LogMaintenance | None = None
+
+    def after_decision(self, entries_past_checkpoint: int) -> threading.Thread | None:
+        interval = self.config.commitLogCheckpointInterval
+        if not interval or entries_past_checkpoint < interval:
+            return None
+        if self._running is not None and self._running.is_alive():
+            return None
+        self._running = threading.Thread(target=self._run, name="sparkjournal-log-checkpoint",
+                                         daemon=True)
+        self._running.start()
+        return self._running
+
+    def _run(self) -> None:
+        try:
+            self.last = maintain(self.commit_log, self.config)
+            log.info("%s", self.last.line())
+        except Exception as error:                 # noqa: BLE001 - reported, retried
+            log.warning("commit log %s: checkpoint or retention failed (%s); the next "
+                        "decided batch tries again", self.commit_log.uri, error)
