@@ -11,7 +11,9 @@ import os
 
 from ..config import load_config
 from ..errors import UsageError
+from ..events.commit_log import CommitLog, default_log_uri
 from ..maintenance.lane_maintenance import maintain_lane
+from ..maintenance.log_checkpointer import maintain
 from ..maintenance.root_maintenance import maintain_path, summary, summary_line
 
 
@@ -30,6 +32,15 @@ def run(args) -> int:
     return run_pass(args, maintain_lane, summary_line)
 
 
+def maintain_commit_log(path: str, log_uri: str | None, config) -> dict:
+    """The commit log's checkpoint and retention (maintenance/log_checkpointer.py),
+    where this process reaches the log: its line printed, its figures returned
+    (nothing is done where the log has no entries here)."""
+    report = maintain(CommitLog(log_uri or default_log_uri(path)), config)
+    print(report.line(), flush=True)
+    return dataclasses.asdict(report)
+
+
 def run_pass(args, lane_pass, line) -> int:
     """``lane_pass`` over the lanes under ``args.path`` (root_maintenance.maintain_path);
     prints a line per lane and ``line(totals)``; exit 1 if any lane failed.
@@ -41,6 +52,8 @@ def run_pass(args, lane_pass, line) -> int:
                             progress=lambda text: print(text, flush=True), lane_pass=lane_pass)
     reports = [dataclasses.asdict(r) for r in reports]
     totals = summary(reports)
+    if lane_pass is maintain_lane:
+        totals["commit_log"] = maintain_commit_log(args.path, args.commit_log, config)
     print(line(totals))
     write_reports(args.json, totals, reports)
     return 1 if totals["failed"] else 0

@@ -71,6 +71,18 @@ def build_parser() -> argparse.ArgumentParser:
                  "oldest events move into Parquet page files (jobs/page.py does it "
                  "cluster-wide).")
 
+    log = _command(commands, "commit-log", "commit_log_cmd:run",
+                   "Show what the commit log holds (its checkpoint, entries, writers); "
+                   "--checkpoint checkpoints it and applies its retention now.")
+    log.add_argument("path", metavar="PATH", help="the journal path (its commit log is "
+                     "PATH/_commits unless --commit-log says)")
+    log.add_argument("--commit-log", metavar="URI", help="where the writers' decisions live")
+    log.add_argument("--checkpoint", action="store_true", help="write a checkpoint and apply "
+                     "retention first (commitLogRetainBatches, commitLogRetainTime)")
+    log.add_argument("--option", action="append", metavar="KEY=VALUE", help="a journal option "
+                     "(commitLogRetainBatches=100, commitLogRetainTime=3600s); repeatable")
+    log.add_argument("--json", action="store_true", help="machine-readable output")
+
     options = _command(commands, "options", "options:run",
                        "List every option: default, accepted values, meaning.")
     shape = options.add_mutually_exclusive_group()

@@ -21,7 +21,7 @@ from ..maintenance.lane_maintenance import maintain_lane, page_pass
 from ..maintenance.root_maintenance import page_summary_line, summary, summary_line
 from ..spark.job_args import add_journal_arguments, check_journal_arguments, session
 from ..spark.lane_jobs import run_on_lanes
-from .compact import options_of, write_reports
+from .compact import maintain_commit_log, options_of, write_reports
 from .main import FORCE_HELP
 
 
@@ -85,6 +85,8 @@ def main(job: MaintenanceJob, argv=None) -> int:
         reports = run_on_lanes(spark, args.path, lane_task(job.lane_pass, args.options, args.force),
                                doing=job.doing, log_uri=args.commit_log,
                                progress=lambda line: print(line, flush=True))
+        log_figures = (maintain_commit_log(args.path, args.commit_log, load_config(args.options))
+                       if job.lane_pass is maintain_lane else None)
     except (SparkJournalError, PySparkException) as error:
         print(f"{job.prog}: error: {error}", file=sys.stderr)
         return 1
@@ -93,6 +95,8 @@ def main(job: MaintenanceJob, argv=None) -> int:
     for report in reports:
         print(report.pop("line"))
     totals = summary(reports)
+    if log_figures is not None:
+        totals["commit_log"] = log_figures
     totals["job_seconds"] = round(time.monotonic() - started, 3)
     print(job.summary_line(totals))
     write_reports(args.json, totals, reports)

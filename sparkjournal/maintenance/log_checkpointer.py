@@ -51,9 +51,12 @@ class LogMaintenance:
                 f"temporary files ({self.seconds * 1e3:.0f} ms)")
 
 
-def checkpoint(commit_log: CommitLog, now_ms: int | None = None) -> tuple[str | None, int]:
-    """Creates the next checkpoint if any entry is past the newest one;
-    (its file name or None, entries folded)."""
+def checkpoint(commit_log: CommitLog, now_ms: int | None = None,
+               renew_older_than_ms: int | None = None) -> tuple[str | None, int]:
+    """Creates the next checkpoint if any entry is past the newest one, or
+    the newest was written before ``renew_older_than_ms`` (a log no writer
+    adds to still gets the second checkpoint retention needs); (its file
+    name or None, entries folded)."""
     names = checkpoint_names(commit_log)
     _name, base = newest_checkpoint(commit_log, names)
     state = parse(base.to_json(), "(the newest checkpoint, copied)") if base.seq >= 0 else base
@@ -70,7 +73,9 @@ def checkpoint(commit_log: CommitLog, now_ms: int | None = None) -> tuple[str | 
                 continue
             state.fold(decision)
             folded.setdefault(query, {})[batch] = decision.committed_at_ms
-    if not folded:
+    stale = (renew_older_than_ms is not None and base.seq >= 0
+             and base.written_at_ms < renew_older_than_ms)
+    if not folded and not stale:
         return None, 0
     for query, times in folded.items():           # before the checkpoint that covers them
         commit_times.extend(commit_log, query, times)
@@ -124,9 +129,12 @@ def _stale_tmp(commit_log: CommitLog, now: float) -> list[str]:
 
 
 def maintain(commit_log: CommitLog, config, now: float | None = None) -> LogMaintenance:
-    """A checkpoint, then retention, with the journal config's options."""
+    """A checkpoint (renewed if older than commitLogRetainTime), then
+    retention, with the journal config's options."""
     started = time.perf_counter()
-    name, folded = checkpoint(commit_log)
+    wall = time.time() if now is None else now
+    name, folded = checkpoint(commit_log, renew_older_than_ms=int(
+        (wall - config.commitLogRetainTime / 1e9) * 1000))
     entries, checkpoints, tmp = expire(commit_log, config.commitLogRetainBatches,
                                        config.commitLogRetainTime, now)
     return LogMaintenance(name, folded, entries, checkpoints, tmp, time.perf_counter() - started)
