@@ -125,6 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
     maintenance = _bench(benches, "maintenance", "Measure compaction against a plain copy of "
                          "the same bytes, and the writer's commit latency with and without a "
                          "compaction on its lane, in one run and print ratios.")
+    _bench(benches, "commit-log", "Measure planning (Python and JVM) and the driver's commit "
+           "on commit logs of 1,000 to 1,000,000 decided batches, each against the log of "
+           "1,000, in one run and print ratios.")
     for with_only in (journal, maintenance):
         with_only.add_argument("--only", metavar="TEXT", help="run only the cases whose name "
                                "contains TEXT")
@@ -187,7 +190,7 @@ def _maintenance(commands, name: str, summary: str) -> None:
 
 def _bench(benches, name: str, summary: str):
     """A benchmark command with the options every benchmark has."""
-    command = _command(benches, name, f"{TOOLS}.bench.{name}:run", summary)
+    command = _command(benches, name, f"{TOOLS}.bench.{name.replace('-', '_')}:run", summary)
     command.add_argument("--dir", metavar="DIR", help="folder on the disk to measure (default: "
                          "a temporary folder in the system temp dir, removed afterwards)")
     command.add_argument("--json", metavar="FILE", help="also write the results as a JSON list")

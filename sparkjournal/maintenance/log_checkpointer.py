@@ -25,6 +25,7 @@ import threading
 import time
 
 from ..events import commit_times
+from ..faults import crash_point
 from ..events.commit_log import CommitLog
 from ..events.log_checkpoint import parse
 from ..events.log_view import CHECKPOINTS, ONE_SHOT_PREFIX, checkpoint_names, newest_checkpoint
@@ -79,11 +80,13 @@ def checkpoint(commit_log: CommitLog, now_ms: int | None = None,
         return None, 0
     for query, times in folded.items():           # before the checkpoint that covers them
         commit_times.extend(commit_log, query, times)
+    crash_point("log-checkpoint:times-written")
     state.seq = base.seq + 1
     state.written_at_ms = int(time.time() * 1000) if now_ms is None else now_ms
     name = f"{state.seq:020d}.json"
     if not commit_log.create_exclusive(f"{commit_log.base}/{CHECKPOINTS}/{name}", state.to_json()):
         return None, 0                            # another writer's checkpoint stands
+    crash_point("log-checkpoint:linked")
     return name, sum(map(len, folded.values()))
 
 
@@ -111,7 +114,9 @@ def expire(commit_log: CommitLog, retain_batches: int, retain_ns: int,
         old = [info.path for batch, info in found.items()
                if batch <= through and batch <= newest_kept
                and info.mtime is not None and info.mtime.timestamp() < young]
-        commit_log.delete(old)
+        for start in range(0, len(old), 16):
+            commit_log.delete(old[start:start + 16])
+            crash_point("log-retention:deleting")
         entries += old
         if len(old) == len(found):
             commit_log.delete_dir_if_empty(folder)
