@@ -43,27 +43,36 @@ def session(master: str, **conf):
     return spark
 
 
+# The commit log checkpoints every 2 decided batches and retention keeps 2
+# entries with no age, so checkpoints and deletions happen under the kills.
+UNDER_FIRE = {"commitLogCheckpointInterval": 2, "commitLogRetainBatches": 2,
+              "commitLogRetainTime": "0s"}
+
+
 def stream(args) -> int:
     from sparkjournal import JournalSink
-    from sparkjournal.events.commit_log import CommitLog
+    from sparkjournal.events.log_state import LogState
     spark = session("local[2,4]")
     path, checkpoint = os.path.join(args.data, "journal"), os.path.join(args.data, "checkpoint")
     events = (spark.readStream.format("rate-micro-batch").option("rowsPerBatch", ROWS_PER_BATCH)
               .load().selectExpr("value as id", "timestamp as ts", "repeat('x', 100) as payload"))
     writer = events.writeStream.option("checkpointLocation", checkpoint).trigger(processingTime="0 seconds")
     if args.sink == "foreachBatch":
-        query = writer.foreachBatch(JournalSink(path, smallBatchRows=0)).start()   # tasks write
+        query = writer.foreachBatch(JournalSink(path, smallBatchRows=0, **UNDER_FIRE)).start()
     elif args.sink == "smallBatches":                   # written by the driver (smallBatchRows)
-        query = writer.foreachBatch(JournalSink(path, smallBatchRows=ROWS_PER_BATCH)).start()
+        query = writer.foreachBatch(JournalSink(path, smallBatchRows=ROWS_PER_BATCH,
+                                                **UNDER_FIRE)).start()
     elif args.sink == "python":                         # Python workers write (writer="python")
-        query = writer.foreachBatch(JournalSink(path, smallBatchRows=0, writer="python")).start()
+        query = writer.foreachBatch(JournalSink(path, smallBatchRows=0, writer="python",
+                                                **UNDER_FIRE)).start()
     else:
-        query = writer.format("sparkjournal").start(path)
+        query = writer.options(**UNDER_FIRE).format("sparkjournal").start(path)
     print("READY", flush=True)
-    log = CommitLog(os.path.join(path, "_commits"))
+    log = LogState(os.path.join(path, "_commits"))
     while query.isActive:
         query.awaitTermination(0.2)
-        if args.until and sum(len(log.batches(q)) for q in log.queries()) >= args.until:
+        view = log.view(refresh=True)
+        if args.until and sum(view.decided_count(q) for q in view.queries()) >= args.until:
             query.stop()
     if query.exception():
         print("FAILED", query.exception(), flush=True)

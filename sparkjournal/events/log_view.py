@@ -42,6 +42,11 @@ class LogView:
         after = self.entries.get(query)
         return max(after) if after else self.checkpoint.through(query)
 
+    def decided_count(self, query: str) -> int:
+        """How many batches of the query are decided (folded ones included)."""
+        folded = self.checkpoint.queries.get(query)
+        return (folded.decided if folded else 0) + len(self.entries.get(query, {}))
+
     def queries(self) -> list[str]:
         return sorted(set(self.checkpoint.queries) | set(self.entries))
 

@@ -78,7 +78,7 @@ class Soak:
         if until_batch is not None:
             args += ["--until-batch", str(until_batch)]
         writer = self._start("sparkjournal.tools.soak.writer_child", args)
-        writer.decided_at_start = len(verdict.decided_batches(self.root))
+        writer.decided_at_start = verdict.decided_count(self.root)
         return writer
 
     def restarted_if_dead(self, driver: Driver, kind: str, start) -> Driver:
@@ -91,7 +91,7 @@ class Soak:
         return start()
 
     def landed_since_start(self, writer: Driver) -> bool:
-        return len(verdict.decided_batches(self.root)) > writer.decided_at_start
+        return verdict.decided_count(self.root) > writer.decided_at_start
 
     def start_follower(self, available_now: bool = False) -> Driver:
         args = ["--root", self.root, "--checkpoint", os.path.join(self.data, "follower-checkpoint"),
@@ -109,7 +109,7 @@ class Soak:
     def under_fire(self) -> None:
         writer = self.start_writer()
         deadline = time.monotonic() + self.args.minutes * 60
-        while not verdict.decided_batches(self.root):    # the reader needs the stream's schema
+        while not verdict.decided_count(self.root):    # the reader needs the stream's schema
             if not writer.alive() or time.monotonic() > deadline + 300:
                 raise RuntimeError(f"the writer landed no batch:\n{writer.tail()}")
             time.sleep(0.5)
@@ -155,8 +155,7 @@ class Soak:
         from .session import soak_session
         if self.spark is None:
             self.spark = soak_session("local[1]", "sparkjournal-soak-deletes")
-        batches = verdict.decided_batches(self.root)
-        below = (max(batches) + 1) * self.args.rows_per_batch if batches else 0
+        below = verdict.decided_count(self.root) * self.args.rows_per_batch
         report = delete(self.spark, self.root, verdict.delete_predicate(below))
         self.counts["delete_jobs"] += 1
         self.counts["events_deleted"] += report.rows

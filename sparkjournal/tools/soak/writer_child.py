@@ -16,12 +16,17 @@ import sys
 
 from pyspark.sql import functions as F
 
-from ...events.commit_log import CommitLog, default_log_uri
+from ...events.commit_log import default_log_uri
+from ...events.log_state import LogState
 from ...spark.sink import JournalSink
 from ...spark.query_stop import stop_between_batches
 from .session import exit_status, soak_session
 
 QUERY = "soak"
+# Checkpoints of the commit log and its retention happen under fire: every 5
+# decided batches, keeping 3 entries, with no age.
+UNDER_FIRE = {"commitLogCheckpointInterval": 5, "commitLogRetainBatches": 3,
+              "commitLogRetainTime": "0s"}
 
 
 def parse_args(argv):
@@ -48,14 +53,15 @@ def main(argv=None) -> int:
     args = parse_args(argv if argv is not None else sys.argv[1:])
     spark = soak_session(args.master, "sparkjournal-soak-writer")
     query = (events(spark, args.rows).writeStream
-             .foreachBatch(JournalSink(args.root, txnAppId=QUERY, writer=args.writer))
+             .foreachBatch(JournalSink(args.root, txnAppId=QUERY, writer=args.writer,
+                                       **UNDER_FIRE))
              .option("checkpointLocation", args.checkpoint)
              .trigger(processingTime="1 second").start())
     print("READY", flush=True)
-    log = CommitLog(default_log_uri(args.root))
+    log = LogState(default_log_uri(args.root))
     while query.isActive:
         query.awaitTermination(0.5)
-        if args.until_batch is not None and args.until_batch in log.batches(QUERY):
+        if args.until_batch is not None and log.done(QUERY, args.until_batch):
             stop_between_batches(query)
     return exit_status(query)
 
