@@ -8,7 +8,7 @@ import random
 import pytest
 
 from sparkjournal.errors import FormatVersionError
-from sparkjournal.events.commit_log import CommitLog, TxRef
+from sparkjournal.events.commit_log import CommitLog, CommitLogError, TxRef
 from sparkjournal.events.commit_times import CommitTimesDamage
 from sparkjournal.events.committed_lanes import committed_lanes
 from sparkjournal.events.log_checkpoint import Checkpoint, LaneState
@@ -199,3 +199,38 @@ def test_checkpoint_size_follows_live_state_not_batches(tmp_path):
             sizes.append(os.path.getsize(f"{log.base}/{CHECKPOINTS}/{name}"))
     assert sizes[0] == sizes[-1] or abs(sizes[-1] - sizes[0]) < 16, sizes
     assert Checkpoint().through("q") == -1
+
+
+def test_a_damaged_newest_checkpoint_is_passed_by_the_next_writer(tmp_path, caplog):
+    log, model = CommitLog(str(tmp_path / "_commits")), Model()
+    rng = random.Random(4)
+    folder = tmp_path / "_commits" / CHECKPOINTS
+    for batch in range(12):
+        land(log, model, rng, "q", batch)
+        if batch % 4 == 3:
+            checkpoint(log)
+            expire(log, 0, 0, now=2e9)
+    newest = sorted(os.listdir(folder))[-1]
+    (folder / newest).write_bytes(b"[]")
+    for batch in range(12, 16):
+        land(log, model, rng, "q", batch)
+    name, folded = checkpoint(log)
+    assert int(name[:-5]) == int(newest[:-5]) + 1 and folded == 8     # from the one before
+    assert expire(log, 0, 0, now=2e9) == (0, 0, 0)                     # waits: previous damaged
+    check(log.uri, model)
+    assert "is not a JSON object" in caplog.text
+
+
+def test_two_damaged_checkpoints_fail_the_read_naming_them(tmp_path):
+    log = CommitLog(str(tmp_path / "_commits"))
+    for batch in range(6):
+        log.record("q", batch, [])
+        checkpoint(log)
+    expire(log, 0, 0, now=2e9)
+    folder = tmp_path / "_commits" / CHECKPOINTS
+    names = sorted(os.listdir(folder))
+    for name in names:
+        (folder / name).write_bytes(b"{")
+    with pytest.raises(CommitLogError, match=f"{names[-1]} is not JSON.*{names[-2]} is not "
+                                             f"JSON.*restore {CHECKPOINTS}/ from a backup"):
+        LogState(log.uri).view()

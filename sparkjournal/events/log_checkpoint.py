@@ -119,7 +119,8 @@ class Checkpoint:
         }, sort_keys=True, separators=(",", ":")).encode()
 
 
-def parse(raw: bytes, where: str) -> Checkpoint:
+def parse(raw: bytes, where: str, seq: int | None = None) -> Checkpoint:
+    """The checkpoint in ``raw`` (``seq``: the one its file name says)."""
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError) as error:
@@ -133,6 +134,8 @@ def parse(raw: bytes, where: str) -> Checkpoint:
         if found != FORMAT:
             raise ValueError(f"format {found!r}, expected {FORMAT}")
         made = Checkpoint(_int(data, "seq"), _int(data, "written_at_ms"))
+        if seq is not None and made.seq != seq:
+            raise ValueError(f"seq {made.seq} in a file named for seq {seq}")
         for entry in _list(data, "queries"):
             made.queries[_str(entry, "query")] = QueryState(
                 _int(entry, "through"), _int(entry, "decided"), _int(entry, "rows"),
@@ -142,14 +145,18 @@ def parse(raw: bytes, where: str) -> Checkpoint:
             if not all(isinstance(r, list) and len(r) == 2 and all(map(_whole, r))
                        and r[0] <= r[1] for r in ranges):
                 raise ValueError("committed must be [first, last] pairs of whole numbers")
-            if any(a[1] + 1 >= b[0] for a, b in zip(ranges, ranges[1:])):
-                raise ValueError("committed ranges must be sorted, disjoint and not adjacent")
+            if any(a[1] >= b[0] for a, b in zip(ranges, ranges[1:])):
+                raise ValueError("committed ranges must be sorted and disjoint")
             lane = LaneState(_str(entry, "node"), _str(entry, "host"), _str(entry, "root"),
                              _str(entry, "lane"), _int(entry, "batches"), _int(entry, "rows"),
                              [list(r) for r in ranges])
             made.lanes[(lane.node, lane.lane)] = lane
         for entry in _list(data, "nodes"):
             made.nodes[_str(entry, "node")] = NodeState(_int(entry, "batches"), _int(entry, "rows"))
+        for name, keys in (("queries", list(made.queries)), ("lanes", list(made.lanes)),
+                           ("nodes", list(made.nodes))):
+            if len(keys) != len(data[name]) or keys != sorted(keys) or len(set(keys)) != len(keys):
+                raise ValueError(f"{name} must be sorted without repeats")
         return made
     except (ValueError, KeyError, TypeError) as error:
         raise CheckpointDamage(f"checkpoint {where} is damaged ({error})") from error

@@ -73,8 +73,12 @@ def checkpoint_names(commit_log: CommitLog) -> list[str]:
 
 def newest_checkpoint(commit_log: CommitLog, names: list[str],
                       known: tuple[str, Checkpoint] | None = None) -> tuple[str | None, Checkpoint]:
-    """The newest checkpoint that parses (``known`` reused if it is that one),
-    warning about each damaged one passed over; the empty state if none."""
+    """The newest checkpoint (``known`` reused if it is that one); if it is
+    damaged, the one just before it (seq - 1: retention keeps every entry
+    after that one), with a warning; the empty state if there is none, or
+    if the damaged one is seq 0. CheckpointDamage when the fallback is damaged
+    or missing too: entries it would need may be gone."""
+    damaged = []
     for name in names:
         if known is not None and known[0] == name:
             return known
@@ -82,12 +86,27 @@ def newest_checkpoint(commit_log: CommitLog, names: list[str],
         raw = commit_log.read_bytes(path)
         if raw is None:
             continue                                  # deleted by retention meanwhile
+        seq = int(name[:-5])
+        if damaged and seq != damaged[-1][0] - 1:
+            break
         try:
-            return name, parse(raw, path)
+            found = name, parse(raw, path, seq)
         except CheckpointDamage as damage:
-            log.warning("%s; reading the previous checkpoint and the entries after it "
-                        "instead (the next checkpoint replaces it)", damage)
-    return None, Checkpoint()
+            damaged.append((seq, damage))
+            if len(damaged) == 2:
+                break
+            continue
+        if damaged:
+            log.warning("%s; reading the previous checkpoint and the entries after it instead "
+                        "(the next checkpoint replaces it)", damaged[0][1])
+        return found
+    if not damaged or damaged[0][0] == 0 and len(damaged) == 1:
+        if damaged:
+            log.warning("%s; reading every entry instead", damaged[0][1])
+        return None, Checkpoint()
+    raise CheckpointDamage(f"{'; '.join(str(d) for _s, d in damaged)}; no readable checkpoint "
+                           f"just before it: restore {CHECKPOINTS}/ from a backup (entries it "
+                           f"covered may have been deleted by retention)")
 
 
 def entries_after(commit_log: CommitLog, checkpoint: Checkpoint, known: dict) -> dict:

@@ -27,7 +27,7 @@ import time
 from ..events import commit_times
 from ..faults import crash_point
 from ..events.commit_log import CommitLog
-from ..events.log_checkpoint import parse
+from ..events.log_checkpoint import CheckpointDamage, parse
 from ..events.log_view import CHECKPOINTS, ONE_SHOT_PREFIX, checkpoint_names, newest_checkpoint
 
 log = logging.getLogger("sparkjournal.commitlog")
@@ -81,7 +81,7 @@ def checkpoint(commit_log: CommitLog, now_ms: int | None = None,
     for query, times in folded.items():           # before the checkpoint that covers them
         commit_times.extend(commit_log, query, times)
     crash_point("log-checkpoint:times-written")
-    state.seq = base.seq + 1
+    state.seq = int(names[0][:-5]) + 1 if names else 0     # past a damaged newest one too
     state.written_at_ms = int(time.time() * 1000) if now_ms is None else now_ms
     name = f"{state.seq:020d}.json"
     if not commit_log.create_exclusive(f"{commit_log.base}/{CHECKPOINTS}/{name}", state.to_json()):
@@ -99,7 +99,14 @@ def expire(commit_log: CommitLog, retain_batches: int, retain_ns: int,
     if len(names) < 2:
         commit_log.delete(tmp)
         return 0, 0, len(tmp)
-    _previous_name, previous = newest_checkpoint(commit_log, names[1:])
+    raw = commit_log.read_bytes(f"{commit_log.base}/{CHECKPOINTS}/{names[1]}")
+    try:
+        previous = parse(raw or b"", f"{commit_log.base}/{CHECKPOINTS}/{names[1]}",
+                         int(names[1][:-5]))
+    except CheckpointDamage as damage:             # the next checkpoint's expire goes on
+        log.warning("%s: retention waits for the next checkpoint", damage)
+        commit_log.delete(tmp)
+        return 0, 0, len(tmp)
     young = now - retain_ns / 1e9
     entries = []
     for query in commit_log.queries():

@@ -14,30 +14,33 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.arrow.flatbuf.MessageHeader;
 import org.apache.arrow.vector.ipc.message.MessageSerializer;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * The reading side of a commit log (events/commit_log.py) on a local path:
+ * The reading side of a commit log on a local path (COMMIT_LOG.md):
  *
  * <pre>
- *   &lt;base&gt;/&lt;query&gt;/&lt;batch id, 20 digits&gt;.json   one {@link Decision} per batch
- *   &lt;base&gt;/schema.arrow                          the journal's Arrow schema (an IPC message)
- *   &lt;base&gt;/LOG_ID                                the log's random id
+ *   &lt;base&gt;/&lt;query&gt;/&lt;batch, 20 digits&gt;.json            an entry: one {@link Decision}
+ *   &lt;base&gt;/_checkpoints/&lt;seq, 20 digits&gt;.json       a checkpoint ({@link LogCheckpoint})
+ *   &lt;base&gt;/_times/&lt;query&gt;/&lt;segment&gt;.times           commit times of folded batches ({@link CommitTimes})
+ *   &lt;base&gt;/schema.arrow                              the journal's Arrow schema (an IPC message)
+ *   &lt;base&gt;/LOG_ID                                    the log's random id
  * </pre>
  *
- * A decision is written once (tmp, fsync, rename) and never changed, so found
- * decisions are cached; absent ones are not (the driver may write them any
- * time). Thread-safe. Only local paths and {@code file://} URIs are read here;
- * Python also reaches HDFS, S3 and GCS through pyarrow.fs.
+ * Decisions are read through {@link #view()}: a checkpoint plus the entries
+ * after it, refreshed per call and reused while the checkpoint is unchanged
+ * ({@link LogViewReader}). Nothing here grows with the number of entries ever
+ * read: the newest view holds the entries after its checkpoint (every entry of
+ * a log without checkpoints), and {@link CommitTimes} a few segments. Thread-safe. Only local paths and
+ * {@code file://} URIs are read here.
  *
  * <p>Errors: a file that cannot be read or a folder that cannot be listed is a
  * {@link CommitLogException} (a missing one is simply absent); an entry that is
  * not a decision is a CommitLogException or {@link FormatVersionException}
  * ({@link Decision#fromJson}); a query id that cannot name a folder is an
- * {@link EventsException} (Python's SparkJournalError).
+ * {@link EventsException}.
  */
 public final class CommitLog {
 
@@ -46,7 +49,8 @@ public final class CommitLog {
 
     private final String uri;
     private final String base;
-    private final ConcurrentHashMap<String, Decision> decisions = new ConcurrentHashMap<>();
+    private final CommitTimes times;
+    private final LogViewReader views = new LogViewReader(this);
     private volatile String logId;
 
     /** The log at {@code uri}: a local path (relative to the working folder) or a file:// URI. */
@@ -69,6 +73,7 @@ public final class CommitLog {
         } else {
             this.base = Paths.get(uri).toAbsolutePath().normalize().toString();
         }
+        this.times = new CommitTimes(base);
     }
 
     public String uri() {
@@ -95,29 +100,38 @@ public final class CommitLog {
         return base + "/" + safeName(query) + "/" + String.format("%020d", batch) + ".json";
     }
 
-    /** The batch's decision, or null if it was never committed. */
-    public Decision decision(String query, long batch)
-            throws EventsException, FormatVersionException {
-        String path = decisionPath(query, batch);
-        Decision found = decisions.get(path);
-        if (found != null) {
-            return found;
-        }
-        byte[] raw = read(path);
-        if (raw == null) {
-            return null;
-        }
-        found = Decision.fromJson(raw, path);
-        decisions.putIfAbsent(path, found);
-        return found;
+    /**
+     * The view of the log now: its newest readable checkpoint plus the
+     * entries after it (COMMIT_LOG.md, "The view"). Take one per plan (or per
+     * task, or per pass of outcomes) and decide everything of it against it.
+     */
+    public LogView view() throws EventsException, FormatVersionException {
+        return views.view();
     }
 
+    /** The commit times of the log's folded batches. */
+    public CommitTimes times() {
+        return times;
+    }
+
+    /** Whether the entry of the batch exists now (read or not by any view). */
+    public boolean hasEntry(String query, long batch) throws EventsException {
+        return Files.exists(Paths.get(decisionPath(query, batch)));
+    }
+
+    /** The entry of the batch as read now (never cached), or null if it has none. */
+    Decision entry(String query, long batch) throws EventsException, FormatVersionException {
+        String path = decisionPath(query, batch);
+        byte[] raw = readFile(path, "commit log entry");
+        return raw == null ? null : Decision.fromJson(raw, path);
+    }
+
+
     /**
-     * The decided batch ids of a query, ascending: every entry named
-     * {@code <decimal digits>.json} (any Unicode decimal digits, as Python's
-     * int() reads them). A number beyond a long counts as 2^63 - 1: later than
-     * every batch this reader can name, which is all the outcome rule asks of
-     * it (Python keeps the exact number).
+     * The batch ids a query's folder names, ascending: every file named
+     * {@code <decimal digits>.json} (any Unicode decimal digits). A number
+     * beyond a long counts as 2^63 - 1. A listing only: the view reads just
+     * the names the spec gives entries ({@link #entryBatches}).
      */
     public long[] batches(String query) throws EventsException {
         long[] found = new long[16];
@@ -158,9 +172,41 @@ public final class CommitLog {
         return Arrays.copyOf(sorted, distinct);
     }
 
-    /** The queries that have a folder in the log, in Python's string order. */
+    /**
+     * The batch ids of a query's entries, ascending: the files named {@code
+     * <batch, 20 ASCII digits>.json} within the long range. Other names are
+     * not entries and never read ({@code *.tmp} among them).
+     */
+    long[] entryBatches(String query) throws EventsException {
+        return list(base + "/" + safeName(query), false).stream().mapToLong(name -> numbered(name, ".json"))
+                .filter(batch -> batch >= 0).sorted().toArray();
+    }
+
+    /**
+     * The number of a file named {@code <20 ASCII digits><suffix>}, as the
+     * log names entries, checkpoints and segments; -1 for any other name or a
+     * number past 2^63 - 1 (no writer reaches it).
+     */
+    static long numbered(String name, String suffix) {
+        if (name.length() != 20 + suffix.length() || !name.endsWith(suffix)
+                || !name.chars().limit(20).allMatch(c -> c >= '0' && c <= '9')) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(name.substring(0, 20));
+        } catch (NumberFormatException beyondLong) {
+            return -1;
+        }
+    }
+
+    /**
+     * The queries that have a folder in the log, in code point order; folders
+     * named from "_" are the log's own ({@code _checkpoints}, {@code _times})
+     * and left out.
+     */
     public List<String> queries() throws CommitLogException {
         List<String> names = list(base, true);
+        names.removeIf(name -> name.startsWith("_"));
         names.sort(PythonRepr::compareCodePoints);
         return names;
     }
@@ -169,7 +215,7 @@ public final class CommitLog {
     public String logId() throws CommitLogException {
         String id = logId;
         if (id == null) {
-            byte[] raw = read(base + "/" + LOG_ID_FILE);
+            byte[] raw = readFile(base + "/" + LOG_ID_FILE, "commit log id");
             if (raw == null || raw.length == 0) {
                 return null;
             }
@@ -190,7 +236,7 @@ public final class CommitLog {
      */
     public Schema readSchema() throws CommitLogException {
         String path = base + "/" + SCHEMA_FILE;
-        byte[] raw = read(path);
+        byte[] raw = readFile(path, "commit log schema");
         if (raw == null) {
             return null;
         }
@@ -206,19 +252,19 @@ public final class CommitLog {
         }
     }
 
-    private byte[] read(String path) throws CommitLogException {
+    /** The bytes of {@code path}, or null if it does not exist; {@code what} names it in errors. */
+    byte[] readFile(String path, String what) throws CommitLogException {
         try {
             return Files.readAllBytes(Paths.get(path));
         } catch (NoSuchFileException absent) {
             return null;
         } catch (IOException error) {
-            throw new CommitLogException("cannot read commit log entry " + path + ": " + error,
-                    error);
+            throw new CommitLogException("cannot read " + what + " " + path + ": " + error, error);
         }
     }
 
     /** Names in {@code folder} (none if it does not exist); only folders if {@code folders}. */
-    private List<String> list(String folder, boolean folders) throws CommitLogException {
+    List<String> list(String folder, boolean folders) throws CommitLogException {
         List<String> names = new ArrayList<>();
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(Paths.get(folder))) {
             for (Path entry : entries) {

@@ -2,24 +2,23 @@ package io.sparkjournal.events;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.IOException;
-import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Set;
 
 /**
- * A lane that holds committed data, known from the commit log alone
- * (events/committed_lanes.py): every decision names its transactions by node
- * id, host, root and lane, so the union over all decisions of all queries is
- * the set of lanes a complete read must reach, each with the batches it holds.
+ * A lane that holds committed data, known from the commit log alone: every
+ * decision names its transactions by node id, host, root and lane, so the
+ * lanes of a {@link LogView} (its checkpoint's, then those the entries after
+ * it name) are the lanes a complete read must reach, each with its count of
+ * committed batches and its node's.
  *
  * <p>Conservative: a lane whose committed events were all deleted since is
  * still named (the log is never rewritten); a batch with a decision is always
- * counted. A batch listed and then gone before its read is skipped. Errors of
- * the log ({@link CommitLogException}, {@link io.sparkjournal.format.FormatVersionException})
- * are thrown: a read cannot know its lanes without every decision.
+ * counted.
  */
 public final class CommittedLane {
 
@@ -27,55 +26,69 @@ public final class CommittedLane {
     public record Key(String node, String lane) {
     }
 
-    /** One committed batch: its query and batch id. */
-    public record QueryBatch(String query, long batch) {
-    }
-
     private final String node;
     private final String host;
     private final String root;
     private final String lane;
-    private final Set<QueryBatch> batches = new LinkedHashSet<>();
+    private long batches;
+    private long nodeBatches;
 
-    private CommittedLane(String node, String host, String root, String lane) {
+    private CommittedLane(String node, String host, String root, String lane, long batches) {
         this.node = node;
         this.host = host;
         this.root = root;
         this.lane = lane;
+        this.batches = batches;
     }
 
     /**
-     * Every lane a decision in {@code log} names, by key, in the order first
-     * named (queries in name order, batches ascending, txs as listed); host and
-     * root are those of the first tx entry naming the lane: "host" if truthy,
-     * else the part of the node id after its last '@'; "root" if truthy, else "".
+     * Every lane of {@code view}, by key: the checkpoint's lanes in (node,
+     * lane) order with their counts, then lanes first named by the entries
+     * after it (queries in code point order, batches ascending, txs as
+     * listed). Each entry adds its batch once to every lane it names and once
+     * to every node it names. A lane the checkpoint does not know takes host
+     * and root from the first tx naming it: "host" if truthy, else the part of
+     * the node id after its last '@'; "root" if truthy, else "".
      */
-    public static Map<Key, CommittedLane> of(CommitLog log) throws IOException {
+    public static Map<Key, CommittedLane> of(LogView view) {
         Map<Key, CommittedLane> found = new LinkedHashMap<>();
-        for (String query : log.queries()) {
-            for (long batch : log.batches(query)) {
-                Decision decision = log.decision(query, batch);
-                if (decision == null) {
-                    continue;
-                }
+        for (LogCheckpoint.Lane lane : view.checkpoint().lanes().values()) {
+            found.put(new Key(lane.node(), lane.lane()),
+                    new CommittedLane(lane.node(), lane.host(), lane.root(), lane.lane(), lane.batches()));
+        }
+        Map<String, Long> nodes = new HashMap<>();
+        for (LogCheckpoint.Node node : view.checkpoint().nodes().values()) {
+            nodes.put(node.node(), node.batches());
+        }
+        for (NavigableMap<Long, Decision> entries : view.entries().values()) {
+            for (Decision decision : entries.values()) {
+                Set<Key> lanesOfBatch = new HashSet<>();
+                Set<String> nodesOfBatch = new HashSet<>();
                 for (ObjectNode tx : decision.txs()) {
                     String node = tx.get("node").textValue();
                     Key key = new Key(node, tx.get("lane").textValue());
-                    CommittedLane lane = found.get(key);
-                    if (lane == null) {
-                        JsonNode host = tx.get("host");
-                        JsonNode root = tx.get("root");
-                        lane = new CommittedLane(node,
-                                PyJson.truthy(host) ? PyRepr.strOf(host)
-                                        : node.substring(node.lastIndexOf('@') + 1),
-                                PyJson.truthy(root) ? PyRepr.strOf(root) : "", key.lane());
-                        found.put(key, lane);
+                    CommittedLane lane = found.computeIfAbsent(key, named -> named(tx, named));
+                    if (lanesOfBatch.add(key)) {
+                        lane.batches++;
                     }
-                    lane.batches.add(new QueryBatch(query, batch));
+                    if (nodesOfBatch.add(node)) {
+                        nodes.merge(node, 1L, Long::sum);
+                    }
                 }
             }
         }
+        for (CommittedLane lane : found.values()) {
+            lane.nodeBatches = nodes.getOrDefault(lane.node, 0L);
+        }
         return found;
+    }
+
+    private static CommittedLane named(ObjectNode tx, Key key) {
+        JsonNode host = tx.get("host");
+        JsonNode root = tx.get("root");
+        return new CommittedLane(key.node(),
+                PyJson.truthy(host) ? PyRepr.strOf(host) : key.node().substring(key.node().lastIndexOf('@') + 1),
+                PyJson.truthy(root) ? PyRepr.strOf(root) : "", key.lane(), 0);
     }
 
     /** The node id ("uuid@host") of the root that holds the lane. */
@@ -102,8 +115,13 @@ public final class CommittedLane {
         return new Key(node, lane);
     }
 
-    /** The committed batches the lane holds. */
-    public Set<QueryBatch> batches() {
-        return Collections.unmodifiableSet(batches);
+    /** The number of committed batches the lane holds. */
+    public long batches() {
+        return batches;
+    }
+
+    /** The number of committed batches the lane's node holds over all its lanes (a batch once). */
+    public long nodeBatches() {
+        return nodeBatches;
     }
 }

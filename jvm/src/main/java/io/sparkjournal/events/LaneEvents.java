@@ -4,9 +4,12 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.logging.Logger;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sparkjournal.journal.LaneSnapshot;
@@ -24,7 +27,10 @@ import org.apache.arrow.vector.types.pojo.Field;
  * says committed; never open, rolled back, aborted or undecided ones. Each
  * comes with its deleted rows (the lane's deletion vectors plus its pending
  * delete requests, read before the snapshot as Python does: a delete is seen
- * in one or both, never in neither) and its batch's commit time.
+ * in one or both, never in neither) and its batch's commit time, from a view
+ * of the journal's commit log taken after the outcomes
+ * ({@link LogView#committedAtMs}; a damaged commit-time segment fails the
+ * read naming it, or under skipCorrupt leaves the time null with a warning).
  *
  * Paged events (events/page_records.py) are not records here: {@link #pages}
  * lists the page files the snapshot's live PAGE records name, in Python's
@@ -39,20 +45,25 @@ import org.apache.arrow.vector.types.pojo.Field;
  */
 public final class LaneEvents implements AutoCloseable {
 
+    private static final Logger LOG = Logger.getLogger("sparkjournal.read");
+
     private final Path lane;
     private final String node;
     private final LaneSnapshot snapshot;
     private final Deletions deletions;
     private final CommitLog log;
+    private final boolean skipCorrupt;
+    private final Set<String> reported = new HashSet<>();      // damage already warned of
     private final List<PageRef> pages;
 
     private LaneEvents(Path lane, String node, LaneSnapshot snapshot, Deletions deletions, CommitLog log,
-                       List<PageRef> pages) {
+                       boolean skipCorrupt, List<PageRef> pages) {
         this.lane = lane;
         this.node = node;
         this.snapshot = snapshot;
         this.deletions = deletions;
         this.log = log;
+        this.skipCorrupt = skipCorrupt;
         this.pages = pages;
     }
 
@@ -76,7 +87,7 @@ public final class LaneEvents implements AutoCloseable {
             // page_records.live_pages: oldest paged records first (record ids compare as u64)
             pages.sort((a, b) -> Long.compareUnsigned(a.firstId(), b.firstId()));
             return new LaneEvents(lane, node, snapshot, deletions, Resolver.shared().commitLog(logBase.toString()),
-                    List.copyOf(pages));
+                    skipCorrupt, List.copyOf(pages));
         } catch (IOException | RuntimeException failed) {
             snapshot.close();
             throw failed;
@@ -127,8 +138,9 @@ public final class LaneEvents implements AutoCloseable {
         }
         if (node != null) {
             String laneName = lane.getFileName().toString();
+            Resolution outcomes = Resolver.shared().pass();
             for (PreparedTx tx : snapshot.prepared()) {
-                if (Resolver.shared().outcome(tx.xid(), new TxRef(node, laneName, tx.txId())) == Outcome.COMMITTED) {
+                if (outcomes.outcome(tx.xid(), new TxRef(node, laneName, tx.txId())) == Outcome.COMMITTED) {
                     for (LiveRecord record : tx.records()) {
                         if (record.userType() == UserTypes.EVENTS) {
                             visible.add(record);
@@ -137,6 +149,7 @@ public final class LaneEvents implements AutoCloseable {
                 }
             }
         }
+        LogView view = log.view();          // after the outcomes: every batch they saw decided is in it
         return () -> new Iterator<>() {
             private final Iterator<LiveRecord> next = visible.iterator();
 
@@ -148,7 +161,7 @@ public final class LaneEvents implements AutoCloseable {
             @Override
             public VisibleRecord next() {
                 try {
-                    return visible(next.next());
+                    return visible(next.next(), view);
                 } catch (IOException error) {
                     throw new java.io.UncheckedIOException(error);
                 }
@@ -156,17 +169,12 @@ public final class LaneEvents implements AutoCloseable {
         };
     }
 
-    private VisibleRecord visible(LiveRecord record) throws IOException {
+    private VisibleRecord visible(LiveRecord record, LogView view) throws IOException {
         EventsBody body = EventsBody.split(record.body());
-        String query = body.query();
         Long batchId = body.batchId();
-        Long commitMicros = null;
-        if (query != null && batchId != null) {
-            Decision decision = log.decision(query, batchId);
-            if (decision != null) {
-                commitMicros = decision.committedAtMs() * 1000L;
-            }
-        }
+        Long committedAtMs = body.query() == null || batchId == null ? null
+                : committedAtMs(view, body.query(), batchId);
+        Long commitMicros = committedAtMs == null ? null : committedAtMs * 1000L;
         Map<String, Object[]> stats = new HashMap<>();
         Map<String, Long> units = new HashMap<>();
         JsonNode found = body.stats();
@@ -185,6 +193,22 @@ public final class LaneEvents implements AutoCloseable {
         }
         return new VisibleRecord(record.recordId(), body, batchId, commitMicros, stats, units,
                 deletions.rowsOf(record.recordId()), record.bodyLength());
+    }
+
+    /** The batch's commit time by {@code view}; under skipCorrupt null for a damaged segment, reported. */
+    private Long committedAtMs(LogView view, String query, long batch) throws IOException {
+        try {
+            return view.committedAtMs(query, batch);
+        } catch (CommitLogException damaged) {
+            if (!skipCorrupt) {
+                throw damaged;
+            }
+            if (reported.add(damaged.getMessage())) {
+                LOG.warning("lane " + lane + ": _commit_time of batches of query " + query
+                        + " left null under skipCorrupt: " + damaged.getMessage());
+            }
+            return null;
+        }
     }
 
     private static Object value(JsonNode node) {

@@ -14,14 +14,10 @@ import java.util.logging.Logger;
  * writer has just opened: every transaction the lane holds prepared is ended
  * as the commit log decided it, by the rule of {@link Resolver#outcome}:
  *
- * <ul>
- *   <li>COMMIT if the decision of its XID's batch, in its XID's own commit log
- *       (which may be another log than the task's), lists (node, lane, tx);</li>
- *   <li>ROLLBACK if that decision exists without it, or if none exists but a
- *       later batch of the query is decided;</li>
- *   <li>left prepared otherwise (undecided: the driver may still decide it),
- *       and when the XID is not a sparkjournal one (foreign: its owner's).</li>
- * </ul>
+ * COMMIT if COMMITTED, ROLLBACK if ABORTED, by the view of its XID's own
+ * commit log (which may be another log than the task's), each log viewed once
+ * per call ({@link Resolution}); left prepared otherwise (undecided: the
+ * driver may still decide it; foreign: its owner's).
  *
  * One difference from Python: an XID naming a commit log this JVM cannot read
  * (a URI other than file://; Python reaches hdfs://, s3://, gs://) is left
@@ -56,6 +52,7 @@ public final class PreparedEnding {
         List<Long> committed = new ArrayList<>();
         List<Long> rolledBack = new ArrayList<>();
         List<Long> pending = new ArrayList<>();
+        Resolution outcomes = resolver.pass();
         for (Map.Entry<Long, byte[]> tx : appender.prepared().entrySet()) {
             long txId = tx.getKey();
             byte[] xid = tx.getValue();
@@ -68,7 +65,7 @@ public final class PreparedEnding {
                 pending.add(txId);
                 continue;
             }
-            Outcome fate = resolver.outcome(xid, new TxRef(node, lane, txId));
+            Outcome fate = outcomes.outcome(xid, new TxRef(node, lane, txId));
             if (fate == Outcome.COMMITTED) {
                 appender.commit(txId, false);
                 committed.add(txId);

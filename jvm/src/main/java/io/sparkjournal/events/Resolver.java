@@ -4,22 +4,14 @@ import java.io.IOException;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Phase two of the two-phase commit as a reader sees it (events/resolve.py's
- * {@code outcome}): a prepared transaction's XID ({@link BatchXid}) names its
- * batch and commit log; the transaction is
+ * Phase two of the two-phase commit as a reader sees it: a prepared
+ * transaction's XID ({@link BatchXid}) names its batch and commit log, and
+ * its outcome is that log's view's (COMMIT_LOG.md, "Outcome of a prepared
+ * transaction"; {@link LogView#outcome}): COMMITTED, ABORTED, UNDECIDED
+ * (invisible: presumed aborted), or FOREIGN if the XID is not this sink's.
  *
- * <ul>
- *   <li>COMMITTED if that batch's decision names it,</li>
- *   <li>ABORTED if the decision exists without it (a losing task attempt, a
- *       replayed batch), or if no decision exists but a later batch of the
- *       query is decided (Spark decides batches in order, so this one never
- *       will be),</li>
- *   <li>UNDECIDED otherwise (invisible: presumed aborted),</li>
- *   <li>FOREIGN if the XID is not this sink's.</li>
- * </ul>
- *
- * One {@link CommitLog} per URI, with its cache of decisions, as Python keeps
- * one per process ({@link #shared()}). Thread-safe.
+ * <p>One {@link CommitLog} per URI, kept for the process ({@link #shared()}),
+ * so each log's last view is reused. Thread-safe.
  */
 public final class Resolver {
 
@@ -27,7 +19,7 @@ public final class Resolver {
 
     private final ConcurrentHashMap<String, CommitLog> logs = new ConcurrentHashMap<>();
 
-    /** The process-wide resolver (Python's module-level {@code _LOGS}). */
+    /** The process-wide resolver. */
     public static Resolver shared() {
         return SHARED;
     }
@@ -43,28 +35,20 @@ public final class Resolver {
         return found;
     }
 
+    /** A pass of outcomes that views each commit log once ({@link Resolution}). */
+    public Resolution pass() {
+        return new Resolution(this);
+    }
+
     /**
      * The outcome of the transaction {@code ref} whose PREPARE carries
-     * {@code xid}. Errors of the commit log ({@link CommitLogException},
-     * {@link io.sparkjournal.format.FormatVersionException}, an
-     * {@link EventsException} for a query id that cannot name a folder) are
-     * thrown, never read as an outcome.
+     * {@code xid}, against a fresh view of its log. Errors of the commit log
+     * ({@link CommitLogException},
+     * {@link io.sparkjournal.format.FormatVersionException}) are thrown, never
+     * read as an outcome. Resolving many at once, use a
+     * {@link #pass()}.
      */
     public Outcome outcome(byte[] xid, TxRef ref) throws IOException {
-        BatchXid batch = BatchXid.decode(xid);
-        if (batch == null) {
-            return Outcome.FOREIGN;
-        }
-        CommitLog log = commitLog(batch.log());
-        Decision decision = log.decision(batch.query(), batch.batch());
-        if (decision != null) {
-            return decision.commits(ref) ? Outcome.COMMITTED : Outcome.ABORTED;
-        }
-        for (long decided : log.batches(batch.query())) {
-            if (decided > batch.batch()) {
-                return Outcome.ABORTED;
-            }
-        }
-        return Outcome.UNDECIDED;
+        return pass().outcome(xid, ref);
     }
 }

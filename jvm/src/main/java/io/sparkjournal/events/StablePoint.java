@@ -49,11 +49,12 @@ public final class StablePoint {
         }
         if (node != null) {
             String laneName = lane.getFileName().toString();
+            Resolution outcomes = Resolver.shared().pass();
             for (PreparedTx tx : snapshot.prepared()) {
                 if (tx.recordIds().isEmpty()) {
                     continue;
                 }
-                if (Resolver.shared().outcome(tx.xid(), new TxRef(node, laneName, tx.txId())) == Outcome.UNDECIDED) {
+                if (outcomes.outcome(tx.xid(), new TxRef(node, laneName, tx.txId())) == Outcome.UNDECIDED) {
                     long first = Collections.min(tx.recordIds());
                     point = Math.min(point, first);
                     LOG.info("lane " + lane + ": undecided transaction " + tx.txId() + " (its batch has no "

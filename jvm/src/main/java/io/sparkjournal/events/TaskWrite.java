@@ -17,8 +17,9 @@ import java.util.logging.Logger;
  * <p>{@link #run}: refuses journal options the JVM writer does not enforce
  * ({@link TaskWriteOptions}); refuses when the commit log at the plan's URI has
  * another LOG_ID than the driver's (Python's {@code _check_same_log}, same
- * message); returns null when the batch is decided already (a replay) or when
- * no body has rows; otherwise opens a lane of the node root
+ * message); returns null when the batch is done already (a replay: its entry
+ * exists, or a batch at or after it is decided in the log's view, COMMIT_LOG.md)
+ * or when no body has rows; otherwise opens a lane of the node root
  * ({@link RootLanes}), ends the lane's decided prepared transactions
  * ({@link PreparedEnding}), appends every body as an ADD_TX record of user type
  * EVENTS (1) with fresh record ids in ONE new transaction, PREPAREs it with the
@@ -90,8 +91,8 @@ public final class TaskWrite {
         Resolver resolver = Resolver.shared();
         CommitLog log = resolver.commitLog(plan.logUri());
         checkSameLog(plan, log, host);
-        if (log.decision(plan.query(), plan.batch()) != null) {
-            return null;                          // a replay of a committed batch: nothing to write
+        if (log.view().done(plan.query(), plan.batch()) || log.hasEntry(plan.query(), plan.batch())) {
+            return null;                          // a replay of a decided batch: nothing to write
         }
         String where = "batch " + plan.batch() + " of query " + plan.query() + " on host " + host;
         RootLanes.Opened opened;

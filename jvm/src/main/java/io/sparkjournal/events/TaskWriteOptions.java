@@ -38,7 +38,8 @@ public record TaskWriteOptions(AppendConfig appendConfig, boolean createDirs, lo
             "bufferTimeout", "compactMinFiles", "compactPercentage", "checksum",
             "checkForCorruptFiles", "archive", "archiveDirectory", "lockWait", "recover",
             "retention", "addressFullPolicy", "pageSizeBytes", "maintenancePriority",
-            "maintenanceBytesPerSecond");
+            "maintenanceBytesPerSecond", "commitLogCheckpointInterval", "commitLogRetainBatches",
+            "commitLogRetainTime");
     /** laneIdleTimeout's default, ns: how long an idle writer keeps its lane (LaneWriters). */
     private static final long IDLE_NANOS = 60_000_000_000L;
     /** Not enforced by the JVM writer: the one value each may have here. */

@@ -7,14 +7,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-import io.sparkjournal.events.CommitLog;
 import io.sparkjournal.events.CommittedLane;
 import io.sparkjournal.events.Resolver;
 
-/** The planner's view of the commit log's committed lanes (events.CommittedLane), in (node, lane) order. */
+/**
+ * The planner's view of the commit log's committed lanes (events.CommittedLane,
+ * from a fresh view of the log), in (node, lane) order. A log that cannot be
+ * read fails the plan (UncheckedIOException naming it): a read cannot know its
+ * lanes without it.
+ */
 final class CommittedLanes {
 
-    record Lane(String node, String host, String root, String lane, java.util.Set<?> batches) {
+    /** A committed lane, its count of committed batches and its node's (over all its lanes). */
+    record Lane(String node, String host, String root, String lane, long batches, long nodeBatches) {
     }
 
     private CommittedLanes() {
@@ -22,11 +27,11 @@ final class CommittedLanes {
 
     static List<Lane> read(String logBase) {
         try {
-            CommitLog log = Resolver.shared().commitLog(logBase);
+            var view = Resolver.shared().commitLog(logBase).view();
             Map<String, Lane> sorted = new TreeMap<>();
-            for (CommittedLane lane : CommittedLane.of(log).values()) {
+            for (CommittedLane lane : CommittedLane.of(view).values()) {
                 sorted.put(lane.node() + "\u0000" + lane.lane(), new Lane(lane.node(), lane.host(), lane.root(),
-                        lane.lane(), lane.batches()));
+                        lane.lane(), lane.batches(), lane.nodeBatches()));
             }
             return new ArrayList<>(sorted.values());
         } catch (IOException error) {
@@ -34,7 +39,7 @@ final class CommittedLanes {
         }
     }
 
-    /** One clause per node, as committed_lanes.describe_nodes: id, host, root, lanes, batches. */
+    /** One clause per node: id, host, root, the given lanes, and the committed batches the node holds. */
     static String describe(List<Lane> lanes) {
         Map<String, List<Lane>> byNode = new TreeMap<>();
         for (Lane lane : lanes) {
@@ -43,14 +48,12 @@ final class CommittedLanes {
         List<String> parts = new ArrayList<>();
         for (Map.Entry<String, List<Lane>> node : byNode.entrySet()) {
             List<String> names = new ArrayList<>();
-            java.util.Set<Object> batches = new java.util.HashSet<>();
             for (Lane lane : node.getValue()) {
                 names.add(lane.lane());
-                batches.addAll(lane.batches());
             }
             Lane first = node.getValue().get(0);
             parts.add("node " + node.getKey() + " on host " + first.host() + ": root " + first.root() + ", lanes "
-                    + String.join(", ", names) + ", holding " + batches.size() + " committed batches");
+                    + String.join(", ", names) + ", holding " + first.nodeBatches() + " committed batches");
         }
         return String.join("; ", parts);
     }

@@ -28,7 +28,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  *                                    {"xid": hex, "node", "lane", "tx"}
  * EventsDump log BASE...             queries, their batch ids, LOG_ID of each commit log
  * EventsDump schema BASE...          the schema.arrow of each commit log (null if none)
- * EventsDump lanes BASE...           CommittedLane.of each commit log
+ * EventsDump lanes BASE...           CommittedLane.of each commit log's view: node, host,
+ *                                    root, lane, batches and node_batches (counts)
  * EventsDump body FILE...            EventsBody.split of each file (one EVENTS body), batch loaded
  * EventsDump vector FILE...          DeletionVector.decode of each file (where = the file)
  * EventsDump deletions FILE...       one line: the union (Deletions) of every file's vector
@@ -185,14 +186,10 @@ public final class EventsDump {
 
     private static JsonNode lanes(String base) throws Exception {
         ArrayNode out = JSON.arrayNode();
-        for (CommittedLane lane : CommittedLane.of(new CommitLog(base)).values()) {
-            ObjectNode node = out.addObject();
-            node.put("node", lane.node()).put("host", lane.host()).put("root", lane.root())
-                    .put("lane", lane.lane());
-            ArrayNode batches = node.putArray("batches");
-            for (CommittedLane.QueryBatch batch : lane.batches()) {
-                batches.add(JSON.arrayNode().add(batch.query()).add(batch.batch()));
-            }
+        for (CommittedLane lane : CommittedLane.of(new CommitLog(base).view()).values()) {
+            out.addObject().put("node", lane.node()).put("host", lane.host()).put("root", lane.root())
+                    .put("lane", lane.lane()).put("batches", lane.batches())
+                    .put("node_batches", lane.nodeBatches());
         }
         return out;
     }

@@ -1,0 +1,73 @@
+package io.sparkjournal.events;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.zip.CRC32C;
+
+/**
+ * Writes commit log files as COMMIT_LOG.md lays them out, for the unit tests
+ * of the reading side: entries, checkpoints (given as JSON text) and
+ * commit-time segments. Files are written in place, not through *.tmp.
+ */
+final class LogFiles {
+
+    private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+    private LogFiles() {
+    }
+
+    /** One tx of an entry. */
+    record Tx(String node, String lane, long tx) {
+    }
+
+    /** Writes the entry of {@code batch} of {@code query}, committed at {@code atMs}, naming {@code txs}. */
+    static Path entry(Path log, String query, long batch, long atMs, Tx... txs) throws IOException {
+        ObjectNode entry = JSON.objectNode().put("format", 1).put("query", query).put("batch", batch)
+                .put("committed_at_ms", atMs);
+        ArrayNode list = entry.putArray("txs");
+        for (Tx tx : txs) {
+            list.addObject().put("node", tx.node()).put("lane", tx.lane()).put("tx", tx.tx()).put("rows", 1);
+        }
+        Path file = log.resolve(query).resolve(String.format("%020d.json", batch));
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, PyJson.mapper().writeValueAsString(entry));
+        return file;
+    }
+
+    /** Writes checkpoint {@code seq} holding {@code json} (single quotes stand for double ones). */
+    static Path checkpoint(Path log, long seq, String json) throws IOException {
+        Path file = log.resolve("_checkpoints").resolve(String.format("%020d.json", seq));
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, json.replace('\'', '"'));
+        return file;
+    }
+
+    /** Writes segment {@code segment} of {@code query} with {@code slots}. */
+    static Path segment(Path log, String query, long segment, long... slots) throws IOException {
+        Path file = log.resolve("_times").resolve(query).resolve(String.format("%020d.times", segment));
+        Files.createDirectories(file.getParent());
+        Files.write(file, segmentBytes(segment, slots));
+        return file;
+    }
+
+    /** A segment's bytes: magic, format 1, first batch, n, the slots, CRC-32C. */
+    static byte[] segmentBytes(long segment, long... slots) {
+        ByteBuffer out = ByteBuffer.allocate(24 + 8 * slots.length).order(ByteOrder.LITTLE_ENDIAN);
+        out.put("SJCT".getBytes(StandardCharsets.US_ASCII)).putInt(1).putLong(segment * CommitTimes.SLOTS)
+                .putInt(slots.length);
+        for (long slot : slots) {
+            out.putLong(slot);
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(out.array(), 0, out.position());
+        out.putInt((int) crc.getValue());
+        return out.array();
+    }
+}
