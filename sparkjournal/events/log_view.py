@@ -19,13 +19,14 @@ import dataclasses
 import logging
 import threading
 
-from .commit_log import CommitLog, Decision, TxRef
+from .commit_log import CommitLog, CommitLogError, Decision, TxRef
 from .log_checkpoint import Checkpoint, CheckpointDamage, parse
 
 log = logging.getLogger("sparkjournal.commitlog")
 
 CHECKPOINTS = "_checkpoints"
-ONE_SHOT_PREFIX = "batch-write-"      # DataSource batch writes: one batch, 0, per query
+ONE_SHOT_PREFIX = "batch-write-"
+ROUNDS = 16      # DataSource batch writes: one batch, 0, per query
 
 
 @dataclasses.dataclass(frozen=True)
@@ -139,13 +140,16 @@ def build(commit_log: CommitLog, previous: LogView | None = None) -> LogView:
         previous.checkpoint_name else None
     entries = previous.entries if previous else {}
     names = checkpoint_names(commit_log)
-    while True:
+    for _round in range(ROUNDS):
         name, checkpoint = newest_checkpoint(commit_log, names, known)
         entries = entries_after(commit_log, checkpoint, entries)
         again = checkpoint_names(commit_log)
         if again[:1] == names[:1]:
             return LogView(checkpoint, name, entries)
         names = again
+    raise CommitLogError(f"commit log {commit_log.uri}: a newer checkpoint appeared during each "
+                         f"of {ROUNDS} reads of its view, so none could be read whole; retry, and "
+                         f"if it persists raise commitLogCheckpointInterval of its writers")
 
 
 class LogViews:
