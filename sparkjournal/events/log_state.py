@@ -32,7 +32,8 @@ class LogState:
         return self.log.entry_exists(query, batch) or self.view(refresh=True).done(query, batch)
 
     def committed_at_ms(self, query: str, batch: int) -> int | None:
-        """The batch's decision time, None if it is not decided."""
+        """The batch's decision time: its entry's in the view, a folded batch's
+        from the commit times; None for any other (the view reread first)."""
         for refresh in (False, True):
             view = self.view(refresh)
             decision = view.decision(query, batch)
@@ -40,7 +41,4 @@ class LogState:
                 return decision.committed_at_ms
             if batch <= view.checkpoint.through(query):
                 return self.times.committed_at_ms(query, batch)
-            decision = self.log.decision(query, batch)     # decided since the view
-            if decision is not None:
-                return decision.committed_at_ms
         return None
