@@ -70,11 +70,7 @@ public final class Decision {
                         + " decision (not a JSON object)");
             }
             JsonNode found = data.get("format");
-            if (PyJson.isInt(found) && found.bigIntegerValue().compareTo(BigInteger.ONE) > 0) {
-                BigInteger version = found.bigIntegerValue();
-                throw new FormatVersionException("commit log entry", where,
-                        version.bitLength() > 63 ? Long.MAX_VALUE : version.longValue(), FORMAT);
-            }
+            NewerFormat.refuse(found, "commit log entry", where, FORMAT);
             if (!PyJson.equalsOne(found)) {
                 throw new IllegalArgumentException("format " + PyRepr.reprOf(found)
                         + ", expected " + FORMAT);

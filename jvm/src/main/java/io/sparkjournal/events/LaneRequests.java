@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sparkjournal.format.FormatVersionException;
 import java.io.IOException;
-import java.math.BigInteger;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -80,11 +79,7 @@ public final class LaneRequests {
                         + "maintenance job that wrote it again", notJson);
             }
             JsonNode format = request.isObject() ? request.get("format") : null;
-            if (PyJson.isInt(format) && format.bigIntegerValue().compareTo(BigInteger.ONE) > 0) {
-                BigInteger version = format.bigIntegerValue();
-                throw new FormatVersionException("lane request", path,
-                        version.bitLength() > 63 ? Long.MAX_VALUE : version.longValue(), FORMAT);
-            }
+            NewerFormat.refuse(format, "lane request", path, FORMAT);
             if (!request.isObject() || !PyJson.equalsOne(format) || !request.has("kind")) {
                 throw new RequestException("lane request " + path + " is not a format " + FORMAT
                         + " request");

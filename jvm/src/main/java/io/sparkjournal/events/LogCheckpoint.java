@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.sparkjournal.format.FormatVersionException;
 import io.sparkjournal.journal.PythonRepr;
 import java.io.IOException;
-import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -84,11 +83,7 @@ public final class LogCheckpoint {
                 throw new IllegalArgumentException("not a JSON object");
             }
             JsonNode format = data.get("format");
-            if (PyJson.isInt(format) && format.bigIntegerValue().compareTo(BigInteger.ONE) > 0) {
-                BigInteger version = format.bigIntegerValue();
-                throw new FormatVersionException("commit log checkpoint", where,
-                        version.bitLength() > 63 ? Long.MAX_VALUE : version.longValue(), FORMAT);
-            }
+            NewerFormat.refuse(format, "commit log checkpoint", where, FORMAT);
             if (!PyJson.equalsOne(format)) {
                 throw new IllegalArgumentException("format " + PyRepr.reprOf(format) + ", expected " + FORMAT);
             }
