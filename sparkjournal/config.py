@@ -21,7 +21,7 @@ import textwrap
 from typing import Any, Mapping
 
 from .config_keys import (Choice, Flag, Instant, Mode, Option, OptionTable, Retention, Size, Text,
-                          Time, Whole, inside_folder, not_blank, one_path_segment)
+                          Time, Whole, inside_folder, not_blank, writer_name)
 from .errors import ConfigError
 from .format.layout import FILE_HEADER_SIZE, FILE_SIZE_MULTIPLE
 
@@ -164,8 +164,9 @@ LOCAL_SMALL_BATCH_ROWS = 10_000   # smallBatchRows when unset in local mode
 SPARK_OWN = ("path", "checkpointlocation")    # Spark passes these to data sources (lower case)
 
 SINK = OptionTable(
-    Option("txnAppId", Text("a name of letters, digits, '-', '_' or '.' (no '/')",
-                            one_path_segment), None,
+    Option("txnAppId", Text("a name of letters, digits, '-', '_' or '.' (no '/'), not "
+                            "starting with '_' or 'batch-write-' (the commit log's own)",
+                            writer_name), None,
            "the writer's name in the commit log; set it when several checkpoints must count "
            "as one writer (as Delta's option)", shown_default="the streaming query id"),
     Option("commitLog", Text("a local path or a URI pyarrow.fs supports (hdfs://, s3://, gs://)",

@@ -35,6 +35,13 @@ def one_path_segment(text: str) -> bool:
     return bool(text) and "/" not in text and text not in (".", "..") and "\x00" not in text
 
 
+def writer_name(text: str) -> bool:
+    """Whether ``text`` can name a writer of its own in the commit log: one
+    path segment not starting with '_' or 'batch-write-', the names of the
+    log's own folders and of DataSource batch writes (format/COMMIT_LOG.md)."""
+    return one_path_segment(text) and not text.startswith(("_", "batch-write-"))
+
+
 @dataclasses.dataclass(frozen=True)
 class Flag:
     accepts = "true or false"

@@ -38,9 +38,7 @@ def write(path: str, until: int) -> None:
         committer.check_schema(events.schema, f"batch {batch}")
         message = write_task(iter(events.to_batches()), plan)
         committer.commit(QUERY, batch, [message], BatchMetrics(QUERY, batch))
-    running = committer.checkpointer._running
-    if running is not None:
-        running.join()
+    committer.checkpointer.wait()
     print("DONE", flush=True)
 
 

@@ -163,15 +163,19 @@ def test_damaged_commit_times_are_named(tmp_path):
         LogState(log.uri).committed_at_ms("q", 0)
 
 
-def test_a_decision_past_a_gap_enters_at_the_next_checkpoint(tmp_path):
+def test_a_decision_past_a_gap_is_in_the_view_at_once(tmp_path):
+    """A stream's empty micro-batch written through the DataSource writer has
+    no entry: the batches after it must not wait for a checkpoint."""
     log = CommitLog(str(tmp_path / "_commits"))
     for batch in (0, 1):
         log.record("app", batch, [{"node": "n@h", "lane": "lane-000", "tx": batch + 1}])
     checkpoint(log)
     log.record("app", 5, [{"node": "n@h", "lane": "lane-000", "tx": 9}])
     state = LogState(log.uri)
-    assert state.outcome("app", 5, TxRef("n@h", "lane-000", 9)) == "undecided"
-    assert state.done("app", 5)                      # its own entry exists
+    assert state.outcome("app", 5, TxRef("n@h", "lane-000", 9)) == "committed"
+    assert state.outcome("app", 3, TxRef("n@h", "lane-000", 5)) == "aborted"
+    assert state.done("app", 3) and not state.done("app", 6)
+    assert sum(map(len, state.view().entries.values())) == 1       # counts toward the interval
     checkpoint(log)
     assert state.outcome("app", 5, TxRef("n@h", "lane-000", 9)) == "committed"
     assert state.outcome("app", 3, TxRef("n@h", "lane-000", 5)) == "aborted"
@@ -234,3 +238,60 @@ def test_two_damaged_checkpoints_fail_the_read_naming_them(tmp_path):
     with pytest.raises(CommitLogError, match=f"{names[-1]} is not JSON.*{names[-2]} is not "
                                              f"JSON.*restore {CHECKPOINTS}/ from a backup"):
         LogState(log.uri).view()
+
+
+def test_retention_repairs_commit_times_a_racing_writer_lost(tmp_path, caplog):
+    log, model = CommitLog(str(tmp_path / "_commits")), Model()
+    rng = random.Random(5)
+    for batch in range(6):
+        land(log, model, rng, "q", batch)
+    checkpoint(log)
+    (segment,) = (tmp_path / "_commits" / "_times" / "q").iterdir()
+    stale = segment.read_bytes()
+    for batch in range(6, 9):
+        land(log, model, rng, "q", batch)
+    checkpoint(log)
+    segment.write_bytes(stale)                  # a writer that read it before: slots 6-8 lost
+    for batch in range(9, 12):
+        land(log, model, rng, "q", batch)
+    checkpoint(log)
+    assert expire(log, 0, 0, now=2e9)[0] == 9
+    check(log.uri, model)
+    assert "3 commit times of q were not in their segments" in caplog.text
+
+
+def test_one_checkpointer_per_log_and_one_process_at_a_time(tmp_path):
+    from sparkjournal.config import load_config
+    from sparkjournal.maintenance.log_checkpointer import _checkpoint_lock, for_log, maintain
+    log = CommitLog(str(tmp_path / "_commits"))
+    log.record("q", 0, [])
+    first = for_log(log, load_config({}))
+    assert for_log(CommitLog(log.uri), load_config({"commitLogCheckpointInterval": 5})) is first
+    assert first.config.commitLogCheckpointInterval == 5
+    held = _checkpoint_lock(log)
+    try:
+        report = maintain(log, load_config({}))
+        assert report.checkpoint is None and "another process is checkpointing" in report.line()
+    finally:
+        os.close(held)
+    assert maintain(log, load_config({})).checkpoint == f"{0:020d}.json"
+
+
+def test_a_log_elsewhere_than_a_local_disk_is_not_checkpointed(tmp_path):
+    from sparkjournal.config import load_config
+    from sparkjournal.maintenance.log_checkpointer import maintain
+    log = CommitLog(str(tmp_path / "_commits"))
+    log.record("q", 0, [])
+    log.local = False                  # as on hdfs:// or s3://: no atomic rename over a file
+    report = maintain(log, load_config({}))
+    assert "is not on a local file system: its entries are all kept" in report.line()
+    assert not os.path.exists(tmp_path / "_commits" / CHECKPOINTS)
+
+
+def test_writer_names_of_the_logs_own_are_refused():
+    from sparkjournal.config import SINK
+    from sparkjournal.errors import ConfigError
+    for name in ("_checkpoints", "batch-write-0123", "a/b"):
+        with pytest.raises(ConfigError, match="not starting with '_' or 'batch-write-'"):
+            SINK["txnAppId"].parse(name)
+    assert SINK["txnAppId"].parse("nightly-load") == "nightly-load"

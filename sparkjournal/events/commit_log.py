@@ -58,6 +58,7 @@ FORMAT = 1
 SCHEMA_FILE = "schema.arrow"
 LOG_ID_FILE = "LOG_ID"
 CACHED_DECISIONS = 4096
+OWN_FOLDERS = ("_checkpoints", "_times")
 
 
 class CommitLogError(SparkJournalError):
@@ -184,12 +185,13 @@ class CommitLog:
         return sorted(int(n[:-5]) for n in names if n.endswith(".json") and n[:-5].isdigit())
 
     def queries(self) -> list[str]:
-        """Queries with a folder of entries (names starting with '_' are the
-        log's own: checkpoints, commit times)."""
+        """Queries with a folder of entries: every folder but the log's own
+        (``_checkpoints``, ``_times``; a writer named from '_' before those
+        existed keeps its folder, new ones are refused)."""
         selector = pafs.FileSelector(self.base, allow_not_found=True)
         infos = self._call(self.fs.get_file_info, selector)
         return sorted(i.base_name for i in infos
-                      if i.type == pafs.FileType.Directory and not i.base_name.startswith("_"))
+                      if i.type == pafs.FileType.Directory and i.base_name not in OWN_FOLDERS)
 
     def entry_exists(self, query: str, batch: int) -> bool:
         """Whether the batch's entry is on disk now (one stat; nothing cached)."""
@@ -206,7 +208,12 @@ class CommitLog:
             raise SparkJournalError(f"query id {query!r} starts with '_', which names the commit "
                                     f"log's own folders: choose another txnAppId")
         decision = Decision(query, batch, int(time.time() * 1000), txs)
-        self._write(self._path(query, batch), decision.to_json())
+        try:
+            self._write(self._path(query, batch), decision.to_json())
+        except CommitLogError as error:
+            raise CommitLogError(f"{error}. The batch was not committed (its prepared data "
+                                 f"stays invisible); fix the commit log location and restart "
+                                 f"the query") from error
         self._remember((query, batch), decision)
         return decision
 
@@ -324,7 +331,7 @@ class CommitLog:
         except FileNotFoundError:
             return None
         except OSError as error:
-            raise CommitLogError(f"cannot read commit log entry {path}: {error}") from error
+            raise CommitLogError(f"cannot read commit log file {path}: {error}") from error
 
     def _write(self, path: str, data: bytes) -> None:
         try:
@@ -343,9 +350,7 @@ class CommitLog:
                 stream.write(data)
             self.fs.move(tmp, path)
         except OSError as error:
-            raise CommitLogError(f"cannot write commit log entry {path}: {error}. The batch "
-                                 f"was not committed (its prepared data stays invisible); "
-                                 f"fix the commit log location and restart the query") from error
+            raise CommitLogError(f"cannot write commit log file {path}: {error}") from error
 
     def _call(self, fn, *args):
         try:

@@ -24,6 +24,8 @@ FORMAT = 1
 HEAD = struct.Struct("<4sIQI")
 NOT_DECIDED = -1
 CACHED_SEGMENTS = 64
+WHAT_TO_DO = (": restore it from a backup; meanwhile read with skipCorrupt=true (the "
+              "_commit_time of its batches is null)")
 
 
 class CommitTimesDamage(CommitLogError):
@@ -41,22 +43,21 @@ def encode(first: int, times: list[int]) -> bytes:
 
 def decode(raw: bytes, where: str, segment: int) -> list[int]:
     if len(raw) < HEAD.size + 4:
-        raise CommitTimesDamage(f"commit-time segment {where} is {len(raw)} bytes, too short")
+        raise CommitTimesDamage(f"commit-time segment {where} is {len(raw)} bytes, too short{WHAT_TO_DO}")
     magic, version, first, count = HEAD.unpack_from(raw)
     if magic != MAGIC:
-        raise CommitTimesDamage(f"commit-time segment {where} does not start with {MAGIC!r}")
+        raise CommitTimesDamage(f"commit-time segment {where} does not start with {MAGIC!r}{WHAT_TO_DO}")
     if version != FORMAT:
         from ..errors import FormatVersionError
         if version > FORMAT:
             raise FormatVersionError(where, version, FORMAT, "commit-time segment")
-        raise CommitTimesDamage(f"commit-time segment {where} has format {version}")
+        raise CommitTimesDamage(f"commit-time segment {where} has format {version}{WHAT_TO_DO}")
     if first != segment * SEGMENT or not 1 <= count <= SEGMENT or \
             len(raw) != HEAD.size + 8 * count + 4:
         raise CommitTimesDamage(f"commit-time segment {where}: first batch {first}, {count} "
-                                f"slots in {len(raw)} bytes do not fit its name")
+                                f"slots in {len(raw)} bytes do not fit its name{WHAT_TO_DO}")
     if CODEC.crc32c(raw[:-4]) != int.from_bytes(raw[-4:], "little"):
-        raise CommitTimesDamage(f"commit-time segment {where} fails its CRC: restore it from "
-                                f"a backup (or read with skipCorrupt=true: _commit_time null)")
+        raise CommitTimesDamage(f"commit-time segment {where} fails its CRC{WHAT_TO_DO}")
     return list(struct.unpack_from(f"<{count}q", raw, HEAD.size))
 
 

@@ -14,7 +14,7 @@ or expired since is still named, so a lost host holding only deleted events
 still fails a read until the read accepts a partial result. Never the other
 way round: a batch with a decision is always counted.
 
-Cost: the view's refresh - a checkpoint parsed once, one probe per query, the
+Cost: the view's refresh - a checkpoint parsed once, one listing per query, the
 entries decided since the checkpoint - however old the log.
 """
 from __future__ import annotations

@@ -93,7 +93,7 @@ def scan(part: LaneSlice, events_schema: pa.Schema, journal_options: dict,
         for record in lane_event_records(snapshot, part.node, lane):
             if part.first_id <= record.record_id < end:
                 batch = event_batch(record, log_, deletions, events_schema, part.host, lane,
-                                    part.predicate, output)
+                                    part.predicate, output, skip_corrupt=part.skip_corrupt)
                 if batch is not None:
                     yield batch
         # Records not read above were loaded unchecked: the read is complete
@@ -116,7 +116,8 @@ def read_snapshot(lane: str, journal_options: dict, skip_corrupt: bool,
 
 def event_batch(record, log_, deletions, events_schema: pa.Schema, host: str | None, lane: str,
                 predicate: Predicate = Predicate(),
-                output: ReadColumns | None = None) -> pa.RecordBatch | None:
+                output: ReadColumns | None = None,
+                skip_corrupt: bool = False) -> pa.RecordBatch | None:
     """One stored record's visible events as a batch of ``output``'s columns
     (default: ``events_schema`` plus the metadata columns); None when none is
     left or ``predicate`` rules the record out."""
@@ -125,7 +126,8 @@ def event_batch(record, log_, deletions, events_schema: pa.Schema, host: str | N
     metadata = {}
     if predicate or output.metadata:
         query, batch_id = event_records.batch_of(stored)
-        at_ms = log_.committed_at_ms(query, batch_id) if query is not None else None
+        at_ms = (log_.committed_at_ms(query, batch_id, skip_corrupt)
+                 if query is not None else None)
         committed = (datetime.datetime.fromtimestamp(at_ms / 1e3, datetime.timezone.utc)
                      if at_ms is not None else None)
         metadata = dict(zip(RECORD_METADATA, (batch_id, committed, host, lane, record.record_id)))

@@ -9,8 +9,12 @@ calls a transaction committed or aborted stays right; only "undecided" and
 from __future__ import annotations
 
 from .commit_log import CommitLog, TxRef
-from .commit_times import CommitTimes
+import logging
+
+from .commit_times import CommitTimes, CommitTimesDamage
 from .log_view import LogView, LogViews
+
+log = logging.getLogger("sparkjournal.read")
 
 
 class LogState:
@@ -18,6 +22,7 @@ class LogState:
         self.log = CommitLog(uri)
         self.views = LogViews(self.log)
         self.times = CommitTimes(self.log)
+        self._warned: set[str] = set()
 
     def view(self, refresh: bool = False) -> LogView:
         return self.views.refresh() if refresh else self.views.current()
@@ -31,14 +36,25 @@ class LogState:
         """Whether a replay of the batch is skipped (it or a later one is decided)."""
         return self.log.entry_exists(query, batch) or self.view(refresh=True).done(query, batch)
 
-    def committed_at_ms(self, query: str, batch: int) -> int | None:
+    def committed_at_ms(self, query: str, batch: int, skip_corrupt: bool = False) -> int | None:
         """The batch's decision time: its entry's in the view, a folded batch's
-        from the commit times; None for any other (the view reread first)."""
+        from the commit times; None for any other (the view reread first).
+        A damaged commit-time segment raises CommitTimesDamage, or with
+        ``skip_corrupt`` gives None, warned once per segment."""
         for refresh in (False, True):
             view = self.view(refresh)
             decision = view.decision(query, batch)
             if decision is not None:
                 return decision.committed_at_ms
             if batch <= view.checkpoint.through(query):
-                return self.times.committed_at_ms(query, batch)
+                try:
+                    return self.times.committed_at_ms(query, batch)
+                except CommitTimesDamage as damage:
+                    if not skip_corrupt:
+                        raise
+                    if str(damage) not in self._warned:
+                        self._warned.add(str(damage))
+                        log.warning("skipCorrupt: %s; its batches' _commit_time is null in "
+                                    "this read", damage)
+                    return None
         return None

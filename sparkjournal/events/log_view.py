@@ -2,8 +2,9 @@
 after it (format/COMMIT_LOG.md, "The view").
 
 Planning costs what the live state costs: one listing of ``_checkpoints/``,
-one of the log's folder, one probe per known query, the entries decided since
-the checkpoint - never every entry ever written. A view is immutable; ``LogViews``
+one of the log's folder, one of each writer's folder (which retention keeps
+to a few hundred entries), the entries decided since the checkpoint - never
+every entry ever written. A view is immutable; ``LogViews``
 keeps the newest per log and builds the next one from it (a new checkpoint is
 parsed once; entries already read are kept).
 
@@ -114,21 +115,12 @@ def entries_after(commit_log: CommitLog, checkpoint: Checkpoint, known: dict) ->
     """{query: {batch: Decision}} of the entries past the checkpoint (module doc),
     reusing ``known``'s decisions."""
     found: dict[str, dict[int, Decision]] = {}
-    folders = set(commit_log.queries())
-    for query in sorted(folders | set(checkpoint.queries)):
+    for query in commit_log.queries():
         through = checkpoint.through(query)
-        have = {b: d for b, d in known.get(query, {}).items() if b > through}
-        if query not in checkpoint.queries:
-            batches = [b for b in commit_log.batches(query) if b > through]
-        elif query.startswith(ONE_SHOT_PREFIX) and through >= 0:
-            batches = []
-        else:
-            batches, probe = [], max(have, default=through) + 1
-            batches.extend(have)
-            while commit_log.entry_exists(query, probe):
-                batches.append(probe)
-                probe += 1
-        for batch in sorted(set(batches)):
+        if query.startswith(ONE_SHOT_PREFIX) and through >= 0:
+            continue
+        have = known.get(query, {})
+        for batch in (b for b in commit_log.batches(query) if b > through):
             decision = have.get(batch) or commit_log.decision(query, batch)
             if decision is not None:                  # listed, then gone: retention's
                 found.setdefault(query, {})[batch] = decision

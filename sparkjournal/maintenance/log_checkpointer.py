@@ -20,12 +20,15 @@ The driver runs both in one background thread after a decision
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import logging
+import os
 import threading
 import time
 
 from ..events import commit_times
 from ..faults import crash_point
+from ..io.modes import create_file, make_dirs
 from ..events.commit_log import CommitLog
 from ..events.log_checkpoint import CheckpointDamage, parse
 from ..events.log_view import CHECKPOINTS, ONE_SHOT_PREFIX, checkpoint_names, newest_checkpoint
@@ -33,6 +36,7 @@ from ..events.log_view import CHECKPOINTS, ONE_SHOT_PREFIX, checkpoint_names, ne
 log = logging.getLogger("sparkjournal.commitlog")
 
 TMP_AGE_S = 3600
+LOCK_FILE = "checkpoint.lock"
 
 
 @dataclasses.dataclass
@@ -43,8 +47,11 @@ class LogMaintenance:
     deleted_checkpoints: int = 0
     deleted_tmp: int = 0
     seconds: float = 0.0
+    skipped: str = ""                  # why nothing was done
 
     def line(self) -> str:
+        if self.skipped:
+            return f"commit log: no checkpoint or retention: {self.skipped}"
         made = (f"checkpoint {self.checkpoint} folded {self.folded} entries"
                 if self.checkpoint else "no new checkpoint")
         return (f"commit log: {made}; retention deleted {self.deleted_entries} entries, "
@@ -116,25 +123,48 @@ def expire(commit_log: CommitLog, retain_batches: int, retain_ns: int,
         folder = f"{commit_log.base}/{query}"
         found = {int(i.base_name[:-5]): i for i in commit_log.list_names(folder)
                  if i.base_name.endswith(".json") and i.base_name[:-5].isdigit()}
-        newest_kept = (max(found, default=-1) - retain_batches
-                       if not query.startswith(ONE_SHOT_PREFIX) else 1 << 63)
-        old = [info.path for batch, info in found.items()
-               if batch <= through and batch <= newest_kept
-               and info.mtime is not None and info.mtime.timestamp() < young]
-        for start in range(0, len(old), 16):
-            commit_log.delete(old[start:start + 16])
+        one_shot = query.startswith(ONE_SHOT_PREFIX)
+        kept = set() if one_shot or not retain_batches else set(sorted(found)[-retain_batches:])
+        old = {batch: info.path for batch, info in found.items()
+               if batch <= through and batch not in kept
+               and info.mtime is not None and info.mtime.timestamp() < young}
+        ensure_times(commit_log, query, old)
+        paths = [old[batch] for batch in sorted(old)]
+        for start in range(0, len(paths), 16):
+            commit_log.delete(paths[start:start + 16])
             crash_point("log-retention:deleting")
-        entries += old
-        if len(old) == len(found):
+        entries += paths
+        if one_shot and len(old) == len(found):
             commit_log.delete_dir_if_empty(folder)
     older = [f"{commit_log.base}/{CHECKPOINTS}/{n}" for n in names[2:]]
     commit_log.delete(older + tmp)
     return len(entries), len(older), len(tmp)
 
 
+def ensure_times(commit_log: CommitLog, query: str, entries: dict[int, str]) -> None:
+    """Before retention deletes ``entries`` ({batch: path}), every one's commit
+    time is in the segments: those missing (a segment written by a writer
+    that lost a race, or restored from an older copy) are written from the
+    entries, which still exist."""
+    times = commit_times.CommitTimes(commit_log)
+    missing = {}
+    for batch in entries:
+        if times.committed_at_ms(query, batch) is None:
+            decision = commit_log.decision(query, batch)
+            if decision is not None:
+                missing[batch] = decision.committed_at_ms
+    if missing:
+        log.warning("commit log %s: %d commit times of %s were not in their segments; written "
+                    "from the entries before retention deletes them", commit_log.uri,
+                    len(missing), query)
+        commit_times.extend(commit_log, query, missing)
+
+
 def _stale_tmp(commit_log: CommitLog, now: float) -> list[str]:
     folders = [f"{commit_log.base}/{CHECKPOINTS}", commit_log.base]
     folders += [f"{commit_log.base}/{q}" for q in commit_log.queries()]
+    folders += [i.path for i in commit_log.list_names(f"{commit_log.base}/_times")
+                if not i.is_file]
     return [info.path for folder in folders for info in commit_log.list_names(folder)
             if info.base_name.endswith(".tmp") and info.mtime is not None
             and info.mtime.timestamp() < now - TMP_AGE_S]
@@ -142,37 +172,71 @@ def _stale_tmp(commit_log: CommitLog, now: float) -> list[str]:
 
 def maintain(commit_log: CommitLog, config, now: float | None = None) -> LogMaintenance:
     """A checkpoint (renewed if older than commitLogRetainTime), then
-    retention, with the journal config's options."""
+    retention, with the journal config's options, under the log's checkpoint
+    lock (not waited for: a writer that finds it held leaves both to the
+    holder). Nothing on a log that is not on a local file system (module doc)."""
     started = time.perf_counter()
-    wall = time.time() if now is None else now
-    name, folded = checkpoint(commit_log, renew_older_than_ms=int(
-        (wall - config.commitLogRetainTime / 1e9) * 1000))
-    entries, checkpoints, tmp = expire(commit_log, config.commitLogRetainBatches,
-                                       config.commitLogRetainTime, now)
+    if not commit_log.local:
+        return LogMaintenance(skipped=f"{commit_log.uri} is not on a local file system: its "
+                              f"entries are all kept (format/COMMIT_LOG.md)")
+    lock = _checkpoint_lock(commit_log)
+    if lock is None:
+        return LogMaintenance(skipped="another process is checkpointing this log")
+    try:
+        wall = time.time() if now is None else now
+        name, folded = checkpoint(commit_log, renew_older_than_ms=int(
+            (wall - config.commitLogRetainTime / 1e9) * 1000))
+        entries, checkpoints, tmp = expire(commit_log, config.commitLogRetainBatches,
+                                           config.commitLogRetainTime, now)
+    finally:
+        os.close(lock)
     return LogMaintenance(name, folded, entries, checkpoints, tmp, time.perf_counter() - started)
+
+
+def _checkpoint_lock(commit_log: CommitLog) -> int | None:
+    """An fd holding ``_checkpoints/checkpoint.lock`` exclusively, None if
+    another holds it. Crash behaviour: the kernel releases it with the process."""
+    folder = f"{commit_log.base}/{CHECKPOINTS}"
+    make_dirs(folder)
+    fd = create_file(f"{folder}/{LOCK_FILE}", os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
 
 
 class Checkpointer:
     """The driver's: after each decision, checkpoints in a thread of its own
     once ``commitLogCheckpointInterval`` decided batches are past the last
-    checkpoint; one run at a time; a failure is logged (the next decision
-    tries again), never raised into a batch."""
+    checkpoint; one run at a time per log in this process (``for_log``), one
+    per log across processes (the checkpoint lock); a failure is logged (the
+    next decision tries again), never raised into a batch."""
 
     def __init__(self, commit_log: CommitLog, config):
         self.commit_log, self.config = commit_log, config
         self._running: threading.Thread | None = None
+        self._starting = threading.Lock()
         self.last: LogMaintenance | None = None
 
     def after_decision(self, entries_past_checkpoint: int) -> threading.Thread | None:
         interval = self.config.commitLogCheckpointInterval
-        if not interval or entries_past_checkpoint < interval:
+        if not interval or entries_past_checkpoint < interval or not self.commit_log.local:
             return None
-        if self._running is not None and self._running.is_alive():
-            return None
-        self._running = threading.Thread(target=self._run, name="sparkjournal-log-checkpoint",
-                                         daemon=True)
-        self._running.start()
-        return self._running
+        with self._starting:
+            if self._running is not None and self._running.is_alive():
+                return None
+            self._running = threading.Thread(target=self._run, daemon=True,
+                                             name="sparkjournal-log-checkpoint")
+            self._running.start()
+            return self._running
+
+    def wait(self) -> None:
+        """Returns once no checkpoint of this checkpointer is running."""
+        running = self._running
+        if running is not None:
+            running.join()
 
     def _run(self) -> None:
         try:
@@ -181,3 +245,19 @@ class Checkpointer:
         except Exception as error:                 # noqa: BLE001 - reported, retried
             log.warning("commit log %s: checkpoint or retention failed (%s); the next "
                         "decided batch tries again", self.commit_log.uri, error)
+
+
+_CHECKPOINTERS: dict[str, Checkpointer] = {}
+_MADE = threading.Lock()
+
+
+def for_log(commit_log: CommitLog, config) -> Checkpointer:
+    """The one Checkpointer of the log at ``commit_log.uri`` in this process,
+    with the latest caller's options (each DataSource batch makes its own
+    committer; they share this)."""
+    with _MADE:
+        found = _CHECKPOINTERS.get(commit_log.uri)
+        if found is None:
+            found = _CHECKPOINTERS[commit_log.uri] = Checkpointer(commit_log, config)
+        found.config = config
+        return found

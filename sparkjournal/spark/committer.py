@@ -32,7 +32,7 @@ from ..events.node import read_node_id, resolve_root
 from ..io.modes import use_config_modes
 from ..journal.inside import check_inside
 from ..events.resolve import resolve_lane, shared_log
-from ..maintenance.log_checkpointer import Checkpointer
+from ..maintenance.log_checkpointer import for_log as checkpointer_for
 from .lane_cache import held_here
 from .schema import evolve
 from .task_message import TaskMessage
@@ -105,7 +105,7 @@ class BatchCommitter:
         check_log_location(path, self.log_uri)
         self.shared = shared_log(self.log_uri)
         self.log: CommitLog = self.shared.log
-        self.checkpointer = Checkpointer(self.log, self.config)
+        self.checkpointer = checkpointer_for(self.log, self.config)
         self._schema = None                         # the last batch schema accepted
 
     def is_committed(self, query: str, batch: int) -> bool:

@@ -96,13 +96,9 @@ class LogBench:
     def settle(self) -> None:
         """Waits for the checkpointer, then checkpoints once more (as the next
         decision would): the steady state every size is measured in."""
-        running = self.committer.checkpointer._running
-        if running is not None:
-            running.join()
+        self.committer.checkpointer.wait()
         self.committer.checkpointer.after_decision(1 << 62)
-        running = self.committer.checkpointer._running
-        if running is not None:
-            running.join()
+        self.committer.checkpointer.wait()
 
 
 def median_seconds(action, repeats: int = REPEATS) -> float:

@@ -19,8 +19,9 @@ Cases:
 * ``checkpointed``: three lanes on two nodes, losing attempts, two
   checkpoints, retention applied, entries after the newest checkpoint, a
   ``batch-write-*`` query folded and one not, a txnAppId query with a gap
-  folded and a decision past a gap not yet folded, a query the checkpoints do
-  not know with a gap.
+  folded and a decision past a gap after the newest checkpoint (in the view:
+  each query folder is listed), a query the checkpoints do not know with a
+  gap.
 * ``damaged-newest``: ``checkpointed`` with its newest checkpoint cut in half:
   the one before it stands in, every answer stays.
 * ``damaged-both``: both checkpoints cut: no view can be read.
@@ -74,7 +75,7 @@ NEVER = "never-written"
 # the order the driver wrote them. Tx ids run per lane; the ones missing here
 # were prepared and lost: Q1's A 2, Q2's C 3, T2's A 8 (batch 2 of T never
 # decided), T4's B 5, Q6's A 12, T6's B 10 (never decided), L1's C 11 (never
-# decided), Q8's A 16 (in flight).
+# decided), Q8's A 16 and T8's B 11 (in flight).
 BEFORE_FIRST_CHECKPOINT = [
     (Q, 0, 1, [(A, 1), (C, 1)]),
     (Q, 1, 2, [(A, 3), (B, 1)]),
@@ -101,7 +102,9 @@ AFTER_CHECKPOINTS = [
     (L, 0, 21, [(C, 10)]),
     (L, 2, 22, [(C, 12)]),
 ]
-RETAIN_BATCHES = 3                   # after the second checkpoint: Q 0-2, T 0-1 and W 0 deleted
+# After the second checkpoint, retention deletes Q 0-2, T 0 and W 0 (with W's
+# folder): T 1's entry is among T's newest 3 entries (1, 3, 4), so it stays.
+RETAIN_BATCHES = 3
 
 
 def at(seconds: int) -> int:
@@ -153,6 +156,7 @@ CHECKPOINTED = {
         outcome(T, 5, B, 8, "committed", 1),
         outcome(W2, 0, C, 9, "committed", 1),
         outcome(L, 2, C, 12, "committed", 1),
+        outcome(T, 7, A, 15, "committed", 1),         # past the gap at 6, after the checkpoint
         outcome(Q, 6, A, 12, "aborted", 2),
         outcome(Q, 0, A, 1, "committed", 3),          # its entry deleted
         outcome(Q, 1, B, 1, "committed", 3),
@@ -165,24 +169,24 @@ CHECKPOINTED = {
         outcome(T, 2, A, 8, "aborted", 3),            # the folded gap
         outcome(T, 4, B, 5, "aborted", 3),
         outcome(L, 1, C, 11, "aborted", 4),
+        outcome(T, 6, B, 10, "aborted", 4),           # the gap after the checkpoint: 7 is decided
         outcome(Q, 8, A, 16, "undecided", 5),
-        outcome(T, 6, B, 10, "undecided", 5),
-        outcome(T, 7, A, 15, "undecided", 5),         # decided past the gap: not in the view yet
+        outcome(T, 8, B, 11, "undecided", 5),         # past T's last entry
     ],
     "done": [done(Q, 0, True), done(Q, 3, True), done(Q, 7, True), done(Q, 8, False),
-             done(T, 2, True), done(T, 6, False), done(T, 7, True), done(T, 8, False),
+             done(T, 2, True), done(T, 6, True), done(T, 7, True), done(T, 8, False),
              done(W, 0, True), done(W2, 0, True), done(L, 1, True), done(L, 3, False),
              done(NEVER, 0, False)],
     "committed_at_ms": [time_of(Q, 0, at(1)), time_of(Q, 3, at(7)), time_of(Q, 5, at(13)),
                         time_of(Q, 6, at(16)), time_of(Q, 8, None), time_of(T, 2, None),
                         time_of(T, 4, at(12)), time_of(T, 5, at(17)), time_of(T, 6, None),
                         time_of(W, 0, at(6)), time_of(W2, 0, at(19)), time_of(L, 1, None),
-                        time_of(L, 2, at(22)), time_of(T, 7, None)],
-    # T 7's entry is neither in the view nor folded: no commit time yet
-    # (COMMIT_LOG.md, "Commit times"), as its transactions are undecided.
-    "lanes": [lane(A, "host-a", ROOT, 11, 14), lane(B, "host-a", ROOT, 8, 14),
+                        time_of(L, 2, at(22)), time_of(T, 7, at(20))],
+    # T 6 and L 1 (gaps) and Q 8 are not decided: no commit time (COMMIT_LOG.md,
+    # "Commit times").
+    "lanes": [lane(A, "host-a", ROOT, 12, 15), lane(B, "host-a", ROOT, 8, 15),
               lane(C, "host-b", "", 10, 10)],
-    "last_decided": {Q: 7, W2: 0, W: 0, L: 2, T: 5},
+    "last_decided": {Q: 7, W2: 0, W: 0, L: 2, T: 7},
 }
 
 
@@ -229,7 +233,7 @@ def write_checkpointed(folder: str) -> None:
     record(log, BEFORE_SECOND_CHECKPOINT)
     assert log_checkpointer.checkpoint(log, now_ms=at(SECOND_CHECKPOINT_AT))[0] == f"{1:020d}.json"
     deleted = log_checkpointer.expire(log, RETAIN_BATCHES, 3600 * 10**9, now=time.time() + 7200)
-    assert deleted == (6, 0, 0), deleted
+    assert deleted == (5, 0, 0), deleted
     record(log, AFTER_CHECKPOINTS)
 
 

@@ -200,13 +200,13 @@ public final class CommitLog {
     }
 
     /**
-     * The queries that have a folder in the log, in code point order; folders
-     * named from "_" are the log's own ({@code _checkpoints}, {@code _times})
-     * and left out.
+     * The queries that have a folder in the log, in code point order; the
+     * log's own folders ({@code _checkpoints}, {@code _times}) are left out
+     * (a writer named from "_" before those existed keeps its folder).
      */
     public List<String> queries() throws CommitLogException {
         List<String> names = list(base, true);
-        names.removeIf(name -> name.startsWith("_"));
+        names.removeIf(name -> name.equals("_checkpoints") || name.equals("_times"));
         names.sort(PythonRepr::compareCodePoints);
         return names;
     }

@@ -4,7 +4,9 @@ import io.sparkjournal.format.FormatVersionException;
 import io.sparkjournal.journal.PythonRepr;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Reads a commit log's {@link LogView} as COMMIT_LOG.md ("The view") says:
@@ -12,26 +14,30 @@ import java.util.TreeMap;
  * <ol>
  *   <li>list {@code _checkpoints/} and take the newest readable checkpoint
  *       ({@link Checkpoints});</li>
- *   <li>for each query it knows, read the entries {@code through + 1,
- *       through + 2, ...} until one is absent (a {@code batch-write-*} query
- *       whose batch 0 is folded is not probed);</li>
- *   <li>for each query folder it does not know (not named from "_"), read
- *       every entry in it;</li>
+ *   <li>list each query folder (every folder but {@code _checkpoints} and
+ *       {@code _times}, and the folder of each query the checkpoint knows) and read every entry whose batch is above
+ *       the checkpoint's {@code through} of that query: all of them for a
+ *       query it does not know. Batch ids may have gaps: an entry past one is
+ *       in the view. A {@code batch-write-*} query whose batch 0 is folded is
+ *       not listed;</li>
  *   <li>list {@code _checkpoints/} again: if its highest seq changed,
  *       retention may have removed entries being read, so start over from
  *       the new one.</li>
  * </ol>
  *
- * The last view read is kept: while the highest listed seq is unchanged the
- * next read reuses its checkpoint and entries (entries are never changed)
- * and only reads entries that appeared since. Thread-safe without locks:
- * views are immutable and the newest one read is published.
+ * Entries are the files named {@code <batch, 20 ASCII digits>.json}; no
+ * other name is read. The last view read is kept: while the highest listed
+ * seq is unchanged the next read reuses its checkpoint and the decisions it
+ * read (entries are never changed), and reads only the entries listed since.
+ * Thread-safe without locks: views are immutable and the newest one read is
+ * published.
  *
- * <p>Errors of any file read are thrown ({@link CommitLogException},
- * {@link FormatVersionException}); none is read as an absent entry. An entry
- * listed and gone before its read is left out (the listing after catches
- * the checkpoint that allowed its removal). After {@value #ROUNDS} rounds in
- * which the checkpoints kept changing, a CommitLogException.
+ * <p>Errors of any file read or folder listing are thrown
+ * ({@link CommitLogException}, {@link FormatVersionException}); none is read
+ * as an absent entry. An entry listed and gone before its read is left out
+ * (the listing after catches the checkpoint that allowed its removal). After
+ * {@value #ROUNDS} rounds in which the checkpoints kept changing, a
+ * CommitLogException.
  */
 final class LogViewReader {
 
@@ -53,9 +59,7 @@ final class LogViewReader {
             long top = listed.length == 0 ? -1 : listed[0];
             LogView from = previous != null && previous.listedSeq() == top ? previous : null;
             LogCheckpoint checkpoint = from != null ? from.checkpoint() : Checkpoints.newestReadable(log, listed);
-            Map<String, NavigableMap<Long, Decision>> entries = new TreeMap<>(PythonRepr::compareCodePoints);
-            probeKnown(checkpoint, from, entries);
-            listUnknown(checkpoint, from, entries);
+            Map<String, NavigableMap<Long, Decision>> entries = entriesAfter(checkpoint, from);
             if (Checkpoints.top(log) == top) {
                 LogView view = new LogView(log.times(), checkpoint, top, entries);
                 last = view;
@@ -68,50 +72,40 @@ final class LogViewReader {
                 + "raise commitLogCheckpointInterval of the writers of this log");
     }
 
-    private void probeKnown(LogCheckpoint checkpoint, LogView from, Map<String, NavigableMap<Long, Decision>> into)
+    /**
+     * Per query (code point order), the entries listed in its folder above
+     * the checkpoint's {@code through} of it; queries without any are left
+     * out. Decisions {@code from} holds (a view of the same checkpoint) are
+     * taken from it, not read again.
+     */
+    private Map<String, NavigableMap<Long, Decision>> entriesAfter(LogCheckpoint checkpoint, LogView from)
             throws EventsException, FormatVersionException {
-        for (LogCheckpoint.Query query : checkpoint.queries().values()) {
-            if (query.query().startsWith(BATCH_WRITE)) {
+        Set<String> queries = new TreeSet<>(PythonRepr::compareCodePoints);
+        queries.addAll(log.queries());
+        queries.addAll(checkpoint.queries().keySet());
+        Map<String, NavigableMap<Long, Decision>> into = new TreeMap<>(PythonRepr::compareCodePoints);
+        for (String query : queries) {
+            LogCheckpoint.Query known = checkpoint.query(query);
+            long through = known == null ? -1 : known.through();
+            if (known != null && query.startsWith(BATCH_WRITE)) {
                 continue;                       // its one batch, 0, is folded (through is never below 0)
             }
-            TreeMap<Long, Decision> found = reused(from, query.query());
-            long next = found.isEmpty() ? query.through() : found.lastKey();
-            while (next != Long.MAX_VALUE) {
-                Decision entry = log.entry(query.query(), ++next);
-                if (entry == null) {
-                    break;
-                }
-                found.put(next, entry);
-            }
-            if (!found.isEmpty()) {
-                into.put(query.query(), found);
-            }
-        }
-    }
-
-    private void listUnknown(LogCheckpoint checkpoint, LogView from, Map<String, NavigableMap<Long, Decision>> into)
-            throws EventsException, FormatVersionException {
-        for (String query : log.queries()) {
-            if (checkpoint.query(query) != null) {
-                continue;
-            }
-            TreeMap<Long, Decision> found = reused(from, query);
+            NavigableMap<Long, Decision> before = from == null ? null : from.entries().get(query);
+            TreeMap<Long, Decision> found = new TreeMap<>();
             for (long batch : log.entryBatches(query)) {
-                if (!found.containsKey(batch)) {
-                    Decision entry = log.entry(query, batch);
-                    if (entry != null) {
-                        found.put(batch, entry);
-                    }
+                if (batch <= through) {
+                    continue;
+                }
+                Decision entry = before == null ? null : before.get(batch);
+                entry = entry != null ? entry : log.entry(query, batch);
+                if (entry != null) {
+                    found.put(batch, entry);
                 }
             }
             if (!found.isEmpty()) {
                 into.put(query, found);
             }
         }
-    }
-
-    private static TreeMap<Long, Decision> reused(LogView from, String query) {
-        NavigableMap<Long, Decision> before = from == null ? null : from.entries().get(query);
-        return before == null ? new TreeMap<>() : new TreeMap<>(before);
+        return into;
     }
 }

@@ -149,7 +149,7 @@ public final class LogViewTest {
         }
     }
 
-    public static void testABatchPastAGapEntersTheViewAtTheNextCheckpoint() throws Exception {
+    public static void testAnEntryPastAGapIsInTheView() throws Exception {
         try (TempFolder folder = new TempFolder()) {
             Path base = folder.path();
             checkpoint(base, 0, 4);
@@ -157,31 +157,55 @@ public final class LogViewTest {
             LogFiles.entry(base, "q", 7, 700, new Tx(N1, "lane-000", 8));
             CommitLog log = new CommitLog(base.toString());
             LogView view = log.view();
-            equal(null, view.entry("q", 7), "past the gap");
-            equal(5L, view.highestDecided("q"), "highest decided");
-            equal(Outcome.UNDECIDED, view.outcome("q", 7, new TxRef(N1, "lane-000", 8)), "batch 7");
-            equal(Outcome.UNDECIDED, view.outcome("q", 6, new TxRef(N1, "lane-000", 7)), "batch 6");
-            isTrue(!view.done("q", 7) && log.hasEntry("q", 7), "batch 7 is done by its entry only");
+            equal(List.of(5L, 7L), List.copyOf(view.entries().get("q").keySet()), "entries past the gap");
+            equal(7L, view.highestDecided("q"), "highest decided");
+            equal(700L, view.committedAtMs("q", 7), "its entry's time");
+            equal(null, view.committedAtMs("q", 6), "batch 6 is not decided");
+            equal(Outcome.COMMITTED, view.outcome("q", 7, new TxRef(N1, "lane-000", 8)), "rule 1: batch 7");
+            equal(Outcome.ABORTED, view.outcome("q", 6, new TxRef(N1, "lane-000", 7)), "rule 4: batch 6");
+            equal(Outcome.UNDECIDED, view.outcome("q", 8, new TxRef(N1, "lane-000", 9)), "rule 5: batch 8");
+            isTrue(view.done("q", 6) && view.done("q", 7) && !view.done("q", 8), "done up to 7");
+
+            LogFiles.entry(base, "q", 9, 900, new Tx(N1, "lane-000", 10));
+            LogView later = log.view();
+            isTrue(later.entry("q", 7) == view.entry("q", 7), "a decision read is reused, not read again");
+            equal(900L, later.entry("q", 9).committedAtMs(), "the entry listed since");
+            equal(Outcome.ABORTED, later.outcome("q", 8, new TxRef(N1, "lane-000", 9)), "rule 4: batch 8");
 
             checkpoint(base, 1, 7);
             LogView next = log.view();
             equal(1L, next.checkpoint().seq(), "the new checkpoint");
+            equal(List.of(9L), List.copyOf(next.entries().get("q").keySet()), "the entries after it");
             equal(Outcome.COMMITTED, next.outcome("q", 7, new TxRef(N1, "lane-000", 8)), "batch 7 folded");
             equal(Outcome.ABORTED, next.outcome("q", 6, new TxRef(N1, "lane-000", 9)), "batch 6 folded");
         }
     }
 
-    public static void testABatchWriteQueryWhoseBatchZeroIsFoldedIsNotProbed() throws Exception {
+    public static void testTheFolderOfAKnownQueryNamedFromAnUnderscoreIsListed() throws Exception {
+        try (TempFolder folder = new TempFolder()) {
+            Path base = folder.path();
+            LogFiles.checkpoint(base, 0, "{'format': 1, 'seq': 0, 'written_at_ms': 1, 'queries': "
+                    + "[{'query': '_old', 'through': 0, 'decided': 1, 'rows': 1, "
+                    + "'last_committed_at_ms': 5}], 'lanes': [], 'nodes': []}");
+            LogFiles.entry(base, "_old", 2, 200, new Tx(N1, "lane-000", 3));
+            LogFiles.entry(base, "_new", 0, 100, new Tx(N1, "lane-000", 4));
+            LogView view = new CommitLog(base.toString()).view();
+            equal(List.of("_old"), List.copyOf(view.entries().keySet()), "a known query only");
+            equal(200L, view.entry("_old", 2).committedAtMs(), "its entry past the gap");
+        }
+    }
+
+    public static void testABatchWriteQueryWhoseBatchZeroIsFoldedIsNotListed() throws Exception {
         try (TempFolder folder = new TempFolder()) {
             Path base = folder.path();
             LogFiles.checkpoint(base, 0, "{'format': 1, 'seq': 0, 'written_at_ms': 1, 'queries': "
                     + "[{'query': 'batch-write-a', 'through': 0, 'decided': 1, 'rows': 1, "
                     + "'last_committed_at_ms': 5}], 'lanes': [], 'nodes': []}");
-            Path probed = LogFiles.entry(base, "batch-write-a", 1, 100, new Tx(N1, "lane-000", 3));
-            Files.writeString(probed, "never read");
+            Path listed = LogFiles.entry(base, "batch-write-a", 1, 100, new Tx(N1, "lane-000", 3));
+            Files.writeString(listed, "never read");
             LogFiles.entry(base, "batch-write-b", 0, 200, new Tx(N1, "lane-000", 4));
             LogView view = new CommitLog(base.toString()).view();
-            equal(null, view.entries().get("batch-write-a"), "batch-write-a is not probed");
+            equal(null, view.entries().get("batch-write-a"), "batch-write-a is not listed");
             equal(200L, view.entry("batch-write-b", 0).committedAtMs(), "an unknown batch write is listed");
             isTrue(view.done("batch-write-a", 0), "batch 0 of batch-write-a is done");
         }
@@ -205,14 +229,18 @@ public final class LogViewTest {
                     "rule 3: folded, in no range");
             equal(Outcome.ABORTED, outcome(resolver, uri, "q", 3, new TxRef(N2, "lane-000", 4)),
                     "rule 3: a lane the checkpoint does not know");
-            LogFiles.entry(base, "q", 8, 800, new Tx(N1, "lane-000", 10));     // past a gap
             equal(Outcome.UNDECIDED, outcome(resolver, uri, "q", 7, new TxRef(N1, "lane-000", 9)),
                     "rule 5: nothing later in the view");
+            LogFiles.entry(base, "q", 8, 800, new Tx(N1, "lane-000", 10));     // past a gap
+            equal(Outcome.COMMITTED, outcome(resolver, uri, "q", 8, new TxRef(N1, "lane-000", 10)),
+                    "rule 1: an entry past a gap is in the view");
+            equal(Outcome.ABORTED, outcome(resolver, uri, "q", 7, new TxRef(N1, "lane-000", 9)),
+                    "rule 4: batch 8 is decided");
             LogFiles.entry(base, "q", 7, 700, new Tx(N1, "lane-000", 20));
             equal(Outcome.ABORTED, outcome(resolver, uri, "q", 7, new TxRef(N1, "lane-000", 9)),
                     "rule 2 once entry 7 appears");
-            equal(Outcome.COMMITTED, outcome(resolver, uri, "q", 8, new TxRef(N1, "lane-000", 10)),
-                    "batch 8 joins the view behind 7");
+            equal(Outcome.COMMITTED, outcome(resolver, uri, "q", 7, new TxRef(N1, "lane-000", 20)),
+                    "rule 1: entry 7 names it");
             LogFiles.entry(base, "other", 3, 300);
             equal(Outcome.ABORTED, outcome(resolver, uri, "other", 1, six), "rule 4: a later batch is decided");
             equal(Outcome.UNDECIDED, outcome(resolver, uri, "q", 9, six), "rule 5");
