@@ -28,16 +28,10 @@ def describe(uri: str) -> dict:
     entry_bytes = sum(i.size or 0 for q in log.queries()
                       for i in log.list_names(f"{log.base}/{q}"))
     checkpoint = view.checkpoint
-    writers = []
-    for query in view.queries():
-        folded = checkpoint.queries.get(query)
-        after = view.entries.get(query, {})
-        writers.append({
-            "query": query, "last_batch": view.last_decided(query),
-            "decided": (folded.decided if folded else 0) + len(after),
-            "rows": (folded.rows if folded else 0) + sum(d.rows for d in after.values()),
-            "last_committed_at_ms": max([folded.last_committed_at_ms if folded else 0]
-                                        + [d.committed_at_ms for d in after.values()])})
+    now = checkpoint.with_entries(view.entries)
+    writers = [{"query": query, "last_batch": state.through, "decided": state.decided,
+                "rows": state.rows, "last_committed_at_ms": state.last_committed_at_ms}
+               for query, state in sorted(now.queries.items())]
     return {"uri": uri, "checkpoint": view.checkpoint_name,
             "checkpoint_written_at_ms": checkpoint.written_at_ms if checkpoint.seq >= 0 else None,
             "entries_on_disk": entries, "entries_past_checkpoint": sum(map(len, view.entries.values())),

@@ -40,31 +40,13 @@ class CommittedLane:
 
 def committed_lanes(shared) -> dict[tuple[str, str], CommittedLane]:
     """{(node id, lane name): CommittedLane} of every lane the log's view names
-    (``shared``: resolve.shared_log's LogState; the view is refreshed)."""
+    (``shared``: resolve.shared_log's LogState; the view is refreshed): its
+    checkpoint with the entries after it folded in."""
     view = shared.view(refresh=True) if isinstance(shared, LogState) else shared
-    checkpoint = view.checkpoint
-    found = {key: CommittedLane(lane.node, lane.host, lane.root, lane.lane, lane.batches)
-             for key, lane in checkpoint.lanes.items()}
-    node_batches = {node: state.batches for node, state in checkpoint.nodes.items()}
-    for query in sorted(view.entries):
-        for batch, decision in sorted(view.entries[query].items()):
-            nodes, keys = set(), set()
-            for tx in decision.txs:
-                key = (tx["node"], tx["lane"])
-                lane = found.get(key)
-                if lane is None:
-                    lane = found[key] = CommittedLane(
-                        tx["node"], str(tx.get("host") or tx["node"].rpartition("@")[2]),
-                        str(tx.get("root") or ""), tx["lane"])
-                if key not in keys:
-                    lane.batches += 1
-                keys.add(key)
-                nodes.add(tx["node"])
-            for node in nodes:
-                node_batches[node] = node_batches.get(node, 0) + 1
-    for lane in found.values():
-        lane.node_batches = node_batches.get(lane.node, 0)
-    return found
+    state = view.checkpoint.with_entries(view.entries)
+    return {key: CommittedLane(lane.node, lane.host, lane.root, lane.lane, lane.batches,
+                               state.nodes[lane.node].batches)
+            for key, lane in state.lanes.items()}
 
 
 def by_node(lanes) -> dict[str, list[CommittedLane]]:

@@ -91,7 +91,7 @@ class Checkpoint:
         state.through, state.decided = decision.batch, state.decided + 1
         state.rows += decision.rows
         state.last_committed_at_ms = max(state.last_committed_at_ms, decision.committed_at_ms)
-        touched_nodes = set()
+        lanes_counted, nodes_counted = set(), set()      # a batch counts once per lane, node
         for tx in decision.txs:
             key = (tx["node"], tx["lane"])
             lane = self.lanes.get(key)
@@ -100,15 +100,34 @@ class Checkpoint:
                     tx["node"], str(tx.get("host") or tx["node"].rpartition("@")[2]),
                     str(tx.get("root") or ""), tx["lane"])
             rows = int(tx.get("rows", 0))
-            if key not in touched_nodes:
+            if key not in lanes_counted:
                 lane.batches += 1
+                lanes_counted.add(key)
             lane.rows += rows
             lane.add_tx(int(tx["tx"]))
             node = self.nodes.setdefault(tx["node"], NodeState())
             node.rows += rows
-            if tx["node"] not in touched_nodes:
+            if tx["node"] not in nodes_counted:
                 node.batches += 1
-            touched_nodes.update((key, tx["node"]))
+                nodes_counted.add(tx["node"])
+
+    def copy(self) -> "Checkpoint":
+        """A copy to fold more entries into, this one left as it is."""
+        return Checkpoint(
+            self.seq, self.written_at_ms,
+            {q: dataclasses.replace(s) for q, s in self.queries.items()},
+            {k: dataclasses.replace(lane, committed=[list(r) for r in lane.committed])
+             for k, lane in self.lanes.items()},
+            {n: dataclasses.replace(s) for n, s in self.nodes.items()})
+
+    def with_entries(self, entries: dict) -> "Checkpoint":
+        """A copy with ``entries`` ({query: {batch: Decision}}, each past this
+        checkpoint's ``through``) folded in, in query and batch order."""
+        state = self.copy()
+        for query in sorted(entries):
+            for _batch, decision in sorted(entries[query].items()):
+                state.fold(decision)
+        return state
 
     def to_json(self) -> bytes:
         return json.dumps({

@@ -67,7 +67,7 @@ def checkpoint(commit_log: CommitLog, now_ms: int | None = None,
     name or None, entries folded)."""
     names = checkpoint_names(commit_log)
     _name, base = newest_checkpoint(commit_log, names)
-    state = parse(base.to_json(), "(the newest checkpoint, copied)") if base.seq >= 0 else base
+    state = base.copy()
     folded: dict[str, dict[int, int]] = {}
     for query in commit_log.queries():
         through = state.through(query)
