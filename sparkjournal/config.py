@@ -142,6 +142,11 @@ MAINTENANCE = (
                   "commitLogRetainTime (a replayed batch is still known as committed)"),
     Option("commitLogRetainTime", Time(), 3_600_000_000_000,
            "commit log entries younger than this are never deleted"),
+    Option("undecidedWarnAfter", Time(), 600_000_000_000,
+           "streams and maintenance warn of a batch undecided for this long",
+           longer="streams and maintenance log a WARNING, naming `sparkjournal transactions` "
+                  "and `sparkjournal abort`, for a prepared batch its driver has not decided "
+                  "for this long (it holds back every stream of its lanes); 0: never"),
     Option("laneIdleTimeout", Time(), 60_000_000_000,
            "a Spark worker closes a lane writer no task used for this long",
            longer="a Spark worker closes a lane writer no task used for this long, so "

@@ -44,8 +44,13 @@ def answers(state: LogState, expected: dict) -> dict:
     if "outcomes" in expected:
         found["outcomes"] = [
             {**asked, "outcome": state.outcome(asked["query"], asked["batch"],
-                                               TxRef(asked["node"], asked["lane"], asked["tx"]))}
+                                               TxRef(asked["node"], asked["lane"], asked["tx"]),
+                                               asked.get("epoch", 0))}
             for asked in expected["outcomes"]]
+    if "write_epochs" in expected:
+        found["write_epochs"] = [
+            {**asked, "write_epoch": state.write_epoch(asked["query"], asked["batch"])}
+            for asked in expected["write_epochs"]]
     if "done" in expected:
         found["done"] = [{**asked, "done": state.done(asked["query"], asked["batch"])}
                          for asked in expected["done"]]
@@ -60,13 +65,13 @@ def answers(state: LogState, expected: dict) -> dict:
                           for _key, lane in sorted(committed_lanes(state).items())]
     if "last_decided" in expected:
         view = state.view(refresh=True)
-        found["last_decided"] = {query: view.last_decided(query) for query in view.queries()}
+        found["last_decided"] = {query: view.last_committed(query) for query in view.queries()}
     return found
 
 
 def test_the_corpus_holds_every_case_and_every_outcome_rule():
     assert {"plain", "checkpointed", "damaged-newest", "damaged-both", "newer-format",
-            "damaged-times"} <= set(CASES)
+            "damaged-times", "aborted"} <= set(CASES)
     rules = {asked["rule"] for case in CASES for asked in expected_of(case).get("outcomes", [])}
     assert rules == {1, 2, 3, 4, 5}
 

@@ -33,6 +33,7 @@ BAD_JOURNAL_VALUES = {
     "retention": "forever", "maxSizeBytes": "lots", "maxRootSizeBytes": "-2",
     "pageSizeBytes": "1k", "maintenanceBytesPerSecond": "fast", "maintenancePriority": "REALTIME", "addressFullPolicy": "SPILL", "laneIdleTimeout": "10 minutes",
     "commitLogCheckpointInterval": -1, "commitLogRetainBatches": "many", "commitLogRetainTime": "an hour",
+    "undecidedWarnAfter": "soon",
     "dirMode": "0777", "fileMode": "0666",
 }
 BAD_READ_VALUES = {

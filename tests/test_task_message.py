@@ -14,9 +14,9 @@ from sparkjournal.events.commit_log import CommitLog, TxRef
 from sparkjournal.spark.task_message import MESSAGE_SCHEMA, TaskMessage, message_ddl
 
 WROTE = TaskMessage("q", 7, "node-a", "host-a", "/data/root", "lane-3", 41, 2, 1000, 65536,
-                    5, 1, 12.5, 3.0, 0)
+                    5, 1, 12.5, 3.0, 0, 0)
 DROPPED = TaskMessage("q", 7, "node-a", "host-a", "/data/root", "lane-4", None, 0, 0, 0,
-                      6, 0, 0.0, 0.0, 250)
+                      6, 0, 0.0, 0.0, 250, 1)
 
 
 @pytest.mark.parametrize("message", [WROTE, DROPPED], ids=["wrote", "dropped"])

@@ -83,6 +83,26 @@ def build_parser() -> argparse.ArgumentParser:
                      "(commitLogRetainBatches=100, commitLogRetainTime=3600s); repeatable")
     log.add_argument("--json", action="store_true", help="machine-readable output")
 
+    txs = _command(commands, "transactions", "transactions:run",
+                   "List undecided batches: prepared by a query's tasks, not decided by its "
+                   "driver (age, rows, lanes, events held back from streams).")
+    txs.add_argument("path", metavar="PATH", help="the journal path (its commit log is "
+                     "PATH/_commits unless --commit-log says)")
+    txs.add_argument("--commit-log", metavar="URI", help="where the writers' decisions live")
+    txs.add_argument("--hanging", metavar="AGE", help="only batches undecided longer than AGE "
+                     "(30min, 2h, 1d)")
+    txs.add_argument("--json", action="store_true", help="machine-readable output")
+
+    abort = _command(commands, "abort", "abort:run",
+                     "Decide an undecided batch as aborted: its prepared transactions roll back "
+                     "and release the streams they hold; a replay of the batch writes it again.")
+    abort.add_argument("path", metavar="PATH", help="the journal path")
+    abort.add_argument("--query", required=True, metavar="Q", help="the streaming query id or "
+                       "txnAppId, as `sparkjournal transactions` shows it")
+    abort.add_argument("--batch", required=True, type=_non_negative_int, metavar="N")
+    abort.add_argument("--commit-log", metavar="URI", help="where the writers' decisions live")
+    abort.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+
     options = _command(commands, "options", "options:run",
                        "List every option: default, accepted values, meaning.")
     shape = options.add_mutually_exclusive_group()

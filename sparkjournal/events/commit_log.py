@@ -3,7 +3,8 @@
 Layout, under the log's base URI (a local path, ``hdfs://...``, ``s3://...``;
 reached through ``pyarrow.fs``), defined in format/COMMIT_LOG.md::
 
-    <base>/<query>/<batch id, 20 digits>.json    one Decision per committed batch
+    <base>/<query>/<batch id, 20 digits>.json    one Decision per decided batch (epoch 0)
+    <base>/<query>/<batch id>.<epoch>.json       a later epoch's, after an abort entry
     <base>/schema.arrow                          the journal's Arrow schema (IPC)
     <base>/LOG_ID                                a random id, made by the first writer
     <base>/_checkpoints/, <base>/_times/         checkpoints of the live state and the
@@ -23,8 +24,11 @@ refuse to write when the ids differ (lane_writer.py).
 A Decision names exactly the transactions, as (node id, lane, tx id), whose
 PREPAREd records make up the batch. It is the commit point of the two-phase
 commit: a prepared transaction is visible iff the decision of its batch exists
-and lists it. A decision is written once and never changed; a batch whose
-decision exists is committed and is skipped when Spark replays it.
+and lists it. A decision is created exclusively, once, and never changed; a
+batch whose decision exists is committed and is skipped when Spark replays it.
+An *abort entry* (``sparkjournal abort``) decides one epoch of a batch as
+aborted: its transactions roll back, and a replay writes the batch again at
+the next epoch, whose decision has a file of its own (format/COMMIT_LOG.md).
 
 Crash behaviour: on a local path a decision is written under a temporary name,
 fsynced, renamed, and the folder fsynced (files_io), so it is absent or
@@ -73,12 +77,23 @@ class TxRef:
     tx: int
 
 
+class BatchAbortedError(CommitLogError):
+    """The batch's entry could not be created: its name was taken (by an
+    operator's abort entry, or by another writer's decision)."""
+
+
 @dataclasses.dataclass
 class Decision:
     query: str
     batch: int
-    committed_at_ms: int
+    committed_at_ms: int             # the time of the decision (an abort's too)
     txs: list[dict]                  # TxRef fields plus host, root, records, rows, bytes
+    epoch: int = 0
+    aborted: bool = False            # an abort entry: txs is empty
+
+    @property
+    def committed(self) -> bool:
+        return not self.aborted
 
     def tx_refs(self) -> set[TxRef]:
         return {TxRef(t["node"], t["lane"], int(t["tx"])) for t in self.txs}
@@ -88,8 +103,14 @@ class Decision:
         return sum(int(t.get("rows", 0)) for t in self.txs)
 
     def to_json(self) -> bytes:
-        return json.dumps({"format": FORMAT, **dataclasses.asdict(self)},
-                          sort_keys=True).encode()
+        """The entry's JSON; epoch and aborted only where not their default,
+        so an epoch-0 commit entry reads the same to readers that predate them."""
+        data = {"format": FORMAT, **dataclasses.asdict(self)}
+        if not self.epoch:
+            del data["epoch"]
+        if not self.aborted:
+            del data["aborted"]
+        return json.dumps(data, sort_keys=True).encode()
 
     @classmethod
     def from_json(cls, raw: bytes, where: str) -> "Decision":
@@ -105,7 +126,13 @@ class Decision:
             txs = data["txs"]
             if not isinstance(txs, list) or not all(_is_tx(t) for t in txs):
                 raise ValueError("txs must be a list of {node, lane, tx, ...} with whole row counts")
-            return cls(str(data["query"]), int(data["batch"]), int(data["committed_at_ms"]), txs)
+            epoch, aborted = data.get("epoch", 0), data.get("aborted", False)
+            if type(epoch) is not int or epoch < 0 or type(aborted) is not bool:
+                raise ValueError("epoch must be a whole number of 0 or more, aborted a boolean")
+            if aborted and txs:
+                raise ValueError("an abort entry names no transactions")
+            return cls(str(data["query"]), int(data["batch"]), int(data["committed_at_ms"]), txs,
+                       epoch, aborted)
         except (ValueError, KeyError, TypeError, OverflowError, RecursionError) as error:
             raise CommitLogError(f"commit log entry {where} is unreadable ({error}); it "
                                  f"must be a decision written by sparkjournal. Restore it "
@@ -124,6 +151,26 @@ def default_log_uri(path: str) -> str:
     (the driver) sees it."""
     from .node import resolve_root
     return os.path.join(resolve_root(path), "_commits")
+
+
+def entry_name(batch: int, epoch: int = 0) -> str:
+    """An entry's file name (COMMIT_LOG.md, "Entries")."""
+    return f"{batch:020d}.json" if epoch == 0 else f"{batch:020d}.{epoch}.json"
+
+
+def parse_entry_name(name: str) -> tuple[int, int] | None:
+    """(batch, epoch) of an entry's file name; None for any other name."""
+    if not name.endswith(".json"):
+        return None
+    parts = name[:-5].split(".")
+    if not (parts[0].isascii() and parts[0].isdigit()) or len(parts) > 2:
+        return None
+    if len(parts) == 1:
+        return int(parts[0]), 0
+    epoch = parts[1]
+    if not epoch.isdigit() or epoch.startswith("0") or not epoch.isascii():
+        return None
+    return int(parts[0]), int(epoch)
 
 
 def safe_name(query: str) -> str:
@@ -153,23 +200,37 @@ class CommitLog:
         self._cache: dict[tuple[str, int], Decision] = {}     # insertion order: oldest first
         self._log_id: str | None = None
 
-    def _path(self, query: str, batch: int) -> str:
-        return f"{self.base}/{safe_name(query)}/{batch:020d}.json"
+    def _path(self, query: str, batch: int, epoch: int = 0) -> str:
+        return f"{self.base}/{safe_name(query)}/{entry_name(batch, epoch)}"
 
-    def decision(self, query: str, batch: int) -> Decision | None:
-        """The batch's decision, or None if it was never committed. Found
-        decisions are cached (they never change); absent ones are not."""
-        key = (query, batch)
+    def decision(self, query: str, batch: int, epoch: int = 0) -> Decision | None:
+        """The entry of that epoch of the batch, or None if there is none.
+        Found entries are cached (they never change); absent ones are not."""
+        key = (query, batch, epoch)
         if key in self._cache:
             return self._cache[key]
-        raw = self._read(self._path(query, batch))
+        raw = self._read(self._path(query, batch, epoch))
         if raw is None:
             return None
-        found = Decision.from_json(raw, self._path(query, batch))
+        found = Decision.from_json(raw, self._path(query, batch, epoch))
+        if (found.query, found.batch, found.epoch) != (query, batch, epoch):
+            raise CommitLogError(f"commit log entry {self._path(query, batch, epoch)} holds the "
+                                 f"decision of batch {found.batch} (epoch {found.epoch}) of "
+                                 f"query {found.query!r}: restore the file from a backup")
         self._remember(key, found)
         return found
 
-    def _remember(self, key: tuple[str, int], decision: Decision) -> None:
+    def latest(self, query: str, batch: int) -> Decision | None:
+        """The batch's entry of the highest epoch, None if it has none (an
+        epoch's entry exists only after the previous epoch's abort)."""
+        found, epoch = None, 0
+        while True:
+            entry = self.decision(query, batch, epoch)
+            if entry is None or not entry.aborted:
+                return entry or found
+            found, epoch = entry, epoch + 1
+
+    def _remember(self, key: tuple[str, int, int], decision: Decision) -> None:
         """Caches a decision, the oldest forgotten past CACHED_DECISIONS: a
         process reading a log for months keeps a bounded number."""
         cache = self._cache
@@ -178,11 +239,25 @@ class CommitLog:
             for old in list(itertools.islice(cache, len(cache) - CACHED_DECISIONS)):
                 cache.pop(old, None)
 
-    def batches(self, query: str) -> list[int]:
-        """Committed batch ids of a query, ascending."""
+    def entry_keys(self, query: str) -> dict[int, int]:
+        """{batch: its highest epoch with an entry} of a query's folder."""
         selector = pafs.FileSelector(f"{self.base}/{safe_name(query)}", allow_not_found=True)
-        names = [info.base_name for info in self._call(self.fs.get_file_info, selector)]
-        return sorted(int(n[:-5]) for n in names if n.endswith(".json") and n[:-5].isdigit())
+        found: dict[int, int] = {}
+        for info in self._call(self.fs.get_file_info, selector):
+            key = parse_entry_name(info.base_name)
+            if key is not None and key[1] >= found.get(key[0], 0):
+                found[key[0]] = key[1]
+        return found
+
+    def entry_files(self, query: str) -> list[tuple[int, str]]:
+        """(batch, file name) of every entry of a query, of every epoch."""
+        infos = self.list_names(f"{self.base}/{safe_name(query)}")
+        return sorted((key[0], info.base_name) for info in infos
+                      if (key := parse_entry_name(info.base_name)) is not None)
+
+    def batches(self, query: str) -> list[int]:
+        """Batch ids of a query with an entry (of any epoch), ascending."""
+        return sorted(self.entry_keys(query))
 
     def queries(self) -> list[str]:
         """Queries with a folder of entries: every folder but the log's own
@@ -193,29 +268,54 @@ class CommitLog:
         return sorted(i.base_name for i in infos
                       if i.type == pafs.FileType.Directory and i.base_name not in OWN_FOLDERS)
 
-    def entry_exists(self, query: str, batch: int) -> bool:
-        """Whether the batch's entry is on disk now (one stat; nothing cached)."""
-        key = (query, batch)
-        if key in self._cache:
-            return True
-        info = self._call(self.fs.get_file_info, self._path(query, batch))
-        return info.type == pafs.FileType.File
+    def committed_entry(self, query: str, batch: int) -> bool:
+        """Whether the batch's epoch-0 entry is a commit entry on disk now
+        (one read on the task's path; False also where it must ask the view:
+        absent, or an abort entry)."""
+        found = self.decision(query, batch)
+        return found is not None and found.committed
 
-    def record(self, query: str, batch: int, txs: list[dict]) -> Decision:
-        """Durably writes the decision of a batch. The caller checked it is not
-        decided yet (a decision is never overwritten)."""
+    def record(self, query: str, batch: int, txs: list[dict], epoch: int = 0,
+               aborted: bool = False) -> Decision:
+        """Creates the entry of that epoch of the batch, exclusively and
+        durably. BatchAbortedError if the name is taken: an operator's abort
+        entry (or another writer's decision) landed first.
+        Crash behaviour: the entry exists whole or not at all."""
         if query.startswith("_"):
             raise SparkJournalError(f"query id {query!r} starts with '_', which names the commit "
                                     f"log's own folders: choose another txnAppId")
-        decision = Decision(query, batch, int(time.time() * 1000), txs)
+        decision = Decision(query, batch, int(time.time() * 1000), txs, epoch, aborted)
+        path = self._path(query, batch, epoch)
         try:
-            self._write(self._path(query, batch), decision.to_json())
+            if self.durable:
+                created = self.create_exclusive(path, decision.to_json())
+            else:
+                self._write(path, decision.to_json())
+                created = True
         except CommitLogError as error:
-            raise CommitLogError(f"{error}. The batch was not committed (its prepared data "
+            raise CommitLogError(f"{error}. The batch was not decided (its prepared data "
                                  f"stays invisible); fix the commit log location and restart "
                                  f"the query") from error
-        self._remember((query, batch), decision)
+        if not created:
+            raise BatchAbortedError(self._taken(query, batch, epoch, aborted))
+        self._remember((query, batch, epoch), decision)
         return decision
+
+    def _taken(self, query: str, batch: int, epoch: int, aborting: bool) -> str:
+        other = self.decision(query, batch, epoch)
+        when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(other.committed_at_ms / 1e3)) \
+            if other else "just now"
+        if aborting:
+            return (f"batch {batch} of query {query} (epoch {epoch}) was "
+                    f"{'aborted' if other and other.aborted else 'committed'} at {when} before "
+                    f"this abort: {'nothing to do' if other and other.aborted else 'a committed batch cannot be aborted'}")
+        if other is not None and other.aborted:
+            return (f"batch {batch} of query {query} was aborted by an operator (sparkjournal "
+                    f"abort) at {when} before its driver committed it: this run's data of the "
+                    f"batch stays invisible. Restart the query: Spark replays the batch and the "
+                    f"sink writes it again (epoch {epoch + 1})")
+        return (f"batch {batch} of query {query} (epoch {epoch}) was decided by another writer "
+                f"at {when}: two drivers run this query (or txnAppId) at once; stop one")
 
     def log_id(self, create: bool = False) -> str | None:
         """This log's id (LOG_ID), made first if ``create`` and there is none.

@@ -83,8 +83,11 @@ class Checkpoint:
         return found.through if found is not None else -1
 
     def fold(self, decision: Decision) -> None:
-        """Adds one decided batch past the query's ``through`` (callers fold a
-        query's entries in batch order)."""
+        """Adds one committed batch past the query's ``through`` (callers fold a
+        query's entries in batch order); an abort entry folds nothing
+        (COMMIT_LOG.md: it stays in the view until a commit passes it)."""
+        if decision.aborted:
+            return
         state = self.queries.setdefault(decision.query, QueryState(-1))
         if decision.batch <= state.through:
             raise ValueError(f"batch {decision.batch} of {decision.query} is already folded")

@@ -27,14 +27,19 @@ class LogState:
     def view(self, refresh: bool = False) -> LogView:
         return self.views.refresh() if refresh else self.views.current()
 
-    def outcome(self, query: str, batch: int, ref: TxRef) -> str:
+    def outcome(self, query: str, batch: int, ref: TxRef, epoch: int = 0) -> str:
         """"committed", "aborted" or "undecided" (format/COMMIT_LOG.md)."""
-        found = self.view().outcome(query, batch, ref)
-        return found if found != "undecided" else self.view(refresh=True).outcome(query, batch, ref)
+        found = self.view().outcome(query, batch, ref, epoch)
+        return found if found != "undecided" else \
+            self.view(refresh=True).outcome(query, batch, ref, epoch)
 
     def done(self, query: str, batch: int) -> bool:
-        """Whether a replay of the batch is skipped (it or a later one is decided)."""
-        return self.log.entry_exists(query, batch) or self.view(refresh=True).done(query, batch)
+        """Whether a replay of the batch is skipped (it or a later one is committed)."""
+        return self.log.committed_entry(query, batch) or self.view(refresh=True).done(query, batch)
+
+    def write_epoch(self, query: str, batch: int) -> int:
+        """The epoch a write of a batch that is not done takes now."""
+        return self.view(refresh=True).write_epoch(query, batch)
 
     def committed_at_ms(self, query: str, batch: int, skip_corrupt: bool = False) -> int | None:
         """The batch's decision time: its entry's in the view, a folded batch's
@@ -45,7 +50,7 @@ class LogState:
             view = self.view(refresh)
             decision = view.decision(query, batch)
             if decision is not None:
-                return decision.committed_at_ms
+                return decision.committed_at_ms if decision.committed else None
             if batch <= view.checkpoint.through(query):
                 try:
                     return self.times.committed_at_ms(query, batch)

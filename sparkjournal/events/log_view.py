@@ -34,37 +34,56 @@ ROUNDS = 16      # DataSource batch writes: one batch, 0, per query
 class LogView:
     checkpoint: Checkpoint
     checkpoint_name: str | None                       # None: no checkpoint (every entry)
-    entries: dict                                     # query -> {batch: Decision}, past through
+    entries: dict                  # query -> {batch: its latest Decision}, past through
 
     def decision(self, query: str, batch: int) -> Decision | None:
+        """The batch's latest entry in the view (commit or abort), None if none."""
         return self.entries.get(query, {}).get(batch)
 
-    def last_decided(self, query: str) -> int:
-        """The query's highest decided batch in this view, -1 if none."""
-        after = self.entries.get(query)
-        return max(after) if after else self.checkpoint.through(query)
+    def last_committed(self, query: str) -> int:
+        """The query's last committed batch in this view, -1 if none
+        (COMMIT_LOG.md: an abort entry does not count)."""
+        after = self.entries.get(query, {})
+        committed = [batch for batch, entry in after.items() if entry.committed]
+        return max(committed) if committed else self.checkpoint.through(query)
 
     def decided_count(self, query: str) -> int:
-        """How many batches of the query are decided (folded ones included)."""
+        """How many batches of the query are committed (folded ones included)."""
         folded = self.checkpoint.queries.get(query)
-        return (folded.decided if folded else 0) + len(self.entries.get(query, {}))
+        return (folded.decided if folded else 0) + sum(
+            entry.committed for entry in self.entries.get(query, {}).values())
 
     def queries(self) -> list[str]:
         return sorted(set(self.checkpoint.queries) | set(self.entries))
 
-    def outcome(self, query: str, batch: int, ref: TxRef) -> str:
-        """"committed", "aborted" or "undecided" (COMMIT_LOG.md's rules 1-5)."""
-        decision = self.decision(query, batch)
-        if decision is not None:
-            return "committed" if ref in decision.tx_refs() else "aborted"
+    def outcome(self, query: str, batch: int, ref: TxRef, epoch: int = 0) -> str:
+        """"committed", "aborted" or "undecided" of a transaction prepared at
+        ``epoch`` of the batch (COMMIT_LOG.md's rules 1-5)."""
+        latest = self.decision(query, batch)
+        if latest is not None and latest.epoch == epoch:
+            return "committed" if latest.committed and ref in latest.tx_refs() else "aborted"
+        if latest is not None and latest.epoch > epoch:
+            return "aborted"
         if batch <= self.checkpoint.through(query):
             lane = self.checkpoint.lanes.get((ref.node, ref.lane))
             return "committed" if lane is not None and lane.commits(ref.tx) else "aborted"
-        return "aborted" if self.last_decided(query) > batch else "undecided"
+        return "aborted" if self.last_committed(query) > batch else "undecided"
 
     def done(self, query: str, batch: int) -> bool:
-        """A replay of this batch is skipped: it, or a later batch, is decided."""
-        return batch <= self.last_decided(query)
+        """A replay of this batch is skipped: it, or a later batch, is committed."""
+        return batch <= self.last_committed(query)
+
+    def write_epoch(self, query: str, batch: int) -> int:
+        """The epoch a new write of the batch takes: one past its latest
+        entry's if that is an abort entry, else 0."""
+        latest = self.decision(query, batch)
+        return latest.epoch + 1 if latest is not None and latest.aborted else 0
+
+    def aborted(self) -> list[Decision]:
+        """The abort entries in the view that no commit has passed: batches
+        an operator aborted that their query has not written again."""
+        return [entry for query, entries in sorted(self.entries.items())
+                for batch, entry in sorted(entries.items()) if entry.aborted]
 
 
 def checkpoint_names(commit_log: CommitLog) -> list[str]:
@@ -120,8 +139,12 @@ def entries_after(commit_log: CommitLog, checkpoint: Checkpoint, known: dict) ->
         if query.startswith(ONE_SHOT_PREFIX) and through >= 0:
             continue
         have = known.get(query, {})
-        for batch in (b for b in commit_log.batches(query) if b > through):
-            decision = have.get(batch) or commit_log.decision(query, batch)
+        for batch, epoch in commit_log.entry_keys(query).items():
+            if batch <= through:
+                continue
+            decision = have.get(batch)
+            if decision is None or decision.epoch != epoch:
+                decision = commit_log.decision(query, batch, epoch)
             if decision is not None:                  # listed, then gone: retention's
                 found.setdefault(query, {})[batch] = decision
     return found

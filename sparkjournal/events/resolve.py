@@ -54,7 +54,7 @@ def outcome(xid_bytes: bytes, ref: TxRef) -> Outcome:
     xid = BatchXid.decode(xid_bytes)
     if xid is None:
         return Outcome.FOREIGN
-    return Outcome(shared_log(xid.log).outcome(xid.query, xid.batch, ref))
+    return Outcome(shared_log(xid.log).outcome(xid.query, xid.batch, ref, xid.epoch))
 
 
 def prepared_outcomes(snapshot: JournalSnapshot, node: str, lane: str) -> dict[int, Outcome]:

@@ -27,6 +27,8 @@ import time
 from ..config import JournalConfig
 from ..events.requests import pending
 from ..events.resolve import resolve_lane
+from ..events.undecided import warn_if_hanging
+from ..events.xid import BatchXid
 from .compactor import CompactionReport, compact_lane
 from .lane_requests import as_free_writer, carry_out_all
 from .paging import PagingReport, page_lane
@@ -103,11 +105,22 @@ def run_steps(lane: str, node: str | None, steps) -> LaneReport:
     return report
 
 
+def _warn_hanging(journal, lane: str, pending_txs: list[int], config: JournalConfig) -> None:
+    """A WARNING for each of ``pending_txs`` (undecided) prepared longer ago
+    than undecidedWarnAfter (events/undecided.py)."""
+    for prepared in journal.prepared():
+        if prepared.tx_id in pending_txs:
+            warn_if_hanging(lane, BatchXid.decode(prepared.xid), prepared.tx_id,
+                            config.undecidedWarnAfter / 1e9, os.path.dirname(lane))
+
+
 def _sweep(lane: str, node: str | None, config: JournalConfig, report: LaneReport) -> None:
     def sweep(journal) -> None:
         if node is not None:
-            committed, rolled_back, _pending = resolve_lane(journal, node, os.path.basename(lane))
+            committed, rolled_back, pending_txs = resolve_lane(journal, node,
+                                                               os.path.basename(lane))
             report.committed, report.rolled_back = len(committed), len(rolled_back)
+            _warn_hanging(journal, lane, pending_txs, config)
         report.requests_done = carry_out_all(journal)
         journal.flush()
     report.swept = as_free_writer(lane, config, sweep)

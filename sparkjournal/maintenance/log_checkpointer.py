@@ -29,7 +29,7 @@ import time
 from ..events import commit_times
 from ..faults import crash_point
 from ..io.modes import create_file, make_dirs
-from ..events.commit_log import CommitLog
+from ..events.commit_log import CommitLog, parse_entry_name
 from ..events.log_checkpoint import CheckpointDamage, parse
 from ..events.log_view import CHECKPOINTS, ONE_SHOT_PREFIX, checkpoint_names, newest_checkpoint
 
@@ -76,9 +76,9 @@ def checkpoint(commit_log: CommitLog, now_ms: int | None = None,
         for batch in commit_log.batches(query):
             if batch <= through:
                 continue
-            decision = commit_log.decision(query, batch)
-            if decision is None:
-                continue
+            decision = commit_log.latest(query, batch)
+            if decision is None or decision.aborted:
+                continue                          # an abort entry is not folded (COMMIT_LOG.md)
             state.fold(decision)
             folded.setdefault(query, {})[batch] = decision.committed_at_ms
     stale = (renew_older_than_ms is not None and base.seq >= 0
@@ -121,15 +121,18 @@ def expire(commit_log: CommitLog, retain_batches: int, retain_ns: int,
         if through < 0:
             continue
         folder = f"{commit_log.base}/{query}"
-        found = {int(i.base_name[:-5]): i for i in commit_log.list_names(folder)
-                 if i.base_name.endswith(".json") and i.base_name[:-5].isdigit()}
+        found: dict[int, list] = {}                   # batch: its entries of every epoch
+        for info in commit_log.list_names(folder):
+            key = parse_entry_name(info.base_name)
+            if key is not None:
+                found.setdefault(key[0], []).append(info)
         one_shot = query.startswith(ONE_SHOT_PREFIX)
         kept = set() if one_shot or not retain_batches else set(sorted(found)[-retain_batches:])
-        old = {batch: info.path for batch, info in found.items()
+        old = {batch: infos for batch, infos in found.items()
                if batch <= through and batch not in kept
-               and info.mtime is not None and info.mtime.timestamp() < young}
+               and all(i.mtime is not None and i.mtime.timestamp() < young for i in infos)}
         ensure_times(commit_log, query, old)
-        paths = [old[batch] for batch in sorted(old)]
+        paths = [info.path for batch in sorted(old) for info in old[batch]]
         for start in range(0, len(paths), 16):
             commit_log.delete(paths[start:start + 16])
             crash_point("log-retention:deleting")
@@ -141,8 +144,8 @@ def expire(commit_log: CommitLog, retain_batches: int, retain_ns: int,
     return len(entries), len(older), len(tmp)
 
 
-def ensure_times(commit_log: CommitLog, query: str, entries: dict[int, str]) -> None:
-    """Before retention deletes ``entries`` ({batch: path}), every one's commit
+def ensure_times(commit_log: CommitLog, query: str, entries: dict) -> None:
+    """Before retention deletes ``entries`` (keyed by batch), every one's commit
     time is in the segments: those missing (a segment written by a writer
     that lost a race, or restored from an older copy) are written from the
     entries, which still exist."""
@@ -150,8 +153,8 @@ def ensure_times(commit_log: CommitLog, query: str, entries: dict[int, str]) -> 
     missing = {}
     for batch in entries:
         if times.committed_at_ms(query, batch) is None:
-            decision = commit_log.decision(query, batch)
-            if decision is not None:
+            decision = commit_log.latest(query, batch)
+            if decision is not None and decision.committed:
                 missing[batch] = decision.committed_at_ms
     if missing:
         log.warning("commit log %s: %d commit times of %s were not in their segments; written "

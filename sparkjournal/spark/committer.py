@@ -15,6 +15,11 @@ Crash behaviour: killed before 1, nothing of the batch is visible and Spark
 replays it; the replay's tasks write new transactions and the old ones are
 aborted once the replay's decision exists without them. Killed after 1, the
 batch is committed: the replay finds the decision and skips.
+
+The decision is created exclusively: if an operator's abort entry
+(``sparkjournal abort``) took its name first, ``commit`` raises
+BatchAbortedError and nothing of this run of the batch becomes visible; the
+query's restart writes the batch again at the next epoch.
 """
 from __future__ import annotations
 
@@ -27,7 +32,7 @@ from ..errors import LockSupportError
 from ..config import load_config
 from ..journal.journal import Journal
 from ..journal.lock import LaneLock
-from ..events.commit_log import CommitLog, Decision, default_log_uri  # noqa: F401 - re-exported
+from ..events.commit_log import BatchAbortedError, CommitLog, Decision, default_log_uri  # noqa: F401
 from ..events.node import read_node_id, resolve_root
 from ..io.modes import use_config_modes
 from ..journal.inside import check_inside
@@ -129,9 +134,10 @@ class BatchCommitter:
         """Records the decision of the tasks' ``messages``; a message without a
         tx (its rows were dropped into a full lane) counts in the metrics only."""
         started = time.perf_counter()
+        epoch = self.write_epoch(query, batch, messages)
         dropped = [m for m in messages if m.tx is None]
         messages = [m for m in messages if m.tx is not None]
-        decision = self.log.record(query, batch, [m.decided() for m in messages])
+        decision = self.log.record(query, batch, [m.decided() for m in messages], epoch)
         logged = time.perf_counter()
         metrics.lanes_committed_now = self.commit_reachable(messages)
         metrics.commit_log_ms = (logged - started) * 1e3
@@ -148,6 +154,20 @@ class BatchCommitter:
         metrics.write_ms = max((m.write_ms for m in messages), default=0.0)
         metrics.prepare_ms = max((m.prepare_ms for m in messages), default=0.0)
         return decision
+
+    def write_epoch(self, query: str, batch: int, messages: list[TaskMessage]) -> int:
+        """The epoch the batch's commit entry takes: the one every task wrote
+        at (format/COMMIT_LOG.md). Tasks at different epochs mean an operator's
+        abort landed while they ran: the batch fails, and its restart writes
+        it again at the next epoch."""
+        epochs = sorted({m.epoch for m in messages})
+        if len(epochs) > 1:
+            raise BatchAbortedError(
+                f"batch {batch} of query {query} was aborted by an operator (sparkjournal "
+                f"abort) while its tasks ran (they wrote at epochs {epochs}): this run's data "
+                f"of the batch stays invisible. Restart the query: Spark replays the batch and "
+                f"the sink writes it again")
+        return epochs[0] if epochs else self.shared.view(refresh=True).write_epoch(query, batch)
 
     def commit_reachable(self, messages: list[TaskMessage]) -> int:
         """Resolves the lanes of ``messages`` that this process can lock now."""

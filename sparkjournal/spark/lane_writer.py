@@ -94,8 +94,12 @@ def write_task(batches, plan: WritePlan) -> TaskMessage | None:
     identity = _task_identity(plan)
     query, batch_id = identity.query, identity.batch
     _check_same_log(plan)
-    if shared_log(plan.log_uri).done(query, batch_id):
+    state = shared_log(plan.log_uri)
+    if state.done(query, batch_id):
         return None                         # a replay of a committed batch: nothing to write
+    # After an operator's abort the batch is written again at the next epoch;
+    # an abort landing after this read makes the driver's commit fail instead.
+    identity = dataclasses.replace(identity, epoch=state.view().write_epoch(query, batch_id))
     where = f"batch {batch_id} of query {query} on host {socket.gethostname()}"
     with contextlib.ExitStack() as stack:
         try:
@@ -158,7 +162,7 @@ def _write_prepared(writer, batches, plan: WritePlan, identity: TaskIdentity,
         _maybe_fail(identity, "afterWrite")
         written = time.perf_counter()
         xid = BatchXid(plan.log_uri, identity.query, identity.batch, identity.partition,
-                       identity.attempt, identity.task)
+                       identity.attempt, identity.task, identity.epoch, int(time.time() * 1000))
         journal.prepare(tx, xid.encode(), sync=True)
         prepared = True
         _maybe_fail(identity, "afterPrepare")
@@ -179,7 +183,7 @@ def _message(writer, identity: TaskIdentity, *, tx: int | None = None, records: 
     dropped its ``dropped`` rows."""
     return TaskMessage(identity.query, identity.batch, writer.node, socket.gethostname(),
                        writer.root, writer.lane, tx, records, rows, nbytes, identity.partition,
-                       identity.attempt, write_ms, prepare_ms, dropped)
+                       identity.attempt, write_ms, prepare_ms, dropped, identity.epoch)
 
 
 def _with_end(batches):

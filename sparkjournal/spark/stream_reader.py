@@ -47,6 +47,9 @@ from .read_options import ReadOptions
 from .reader import LanePartition
 from ..events.resolve import Outcome, prepared_outcomes
 from ..events.visible_events import lane_event_records
+from ..events.undecided import warn_if_hanging
+from ..events.xid import BatchXid
+from ..config import load_config
 from .driver_view import driver_lanes
 
 log = logging.getLogger("sparkjournal.stream")
@@ -170,12 +173,15 @@ def stable_point(lane: str, node: str | None, journal_options: dict,
         if node is not None:
             undecided = [tx for tx, fate in prepared_outcomes(
                 snapshot, node, os.path.basename(lane)).items() if fate is Outcome.UNDECIDED]
+            warn_after_s = load_config(journal_options).undecidedWarnAfter / 1e9 if undecided else 0
             for prepared in snapshot.prepared():
                 if prepared.tx_id in undecided and prepared.record_ids:
                     holds.append(min(prepared.record_ids))
                     log.info("lane %s: undecided transaction %d (its batch has no decision "
                              "yet) holds the stream at record %d", lane, prepared.tx_id,
                              holds[-1])
+                    warn_if_hanging(lane, BatchXid.decode(prepared.xid), prepared.tx_id,
+                                    warn_after_s, os.path.dirname(lane))
         return min([snapshot.max_record_id + 1] + holds)
 
 

@@ -31,6 +31,7 @@ class TaskIdentity:
     attempt: int               # Spark's attempt number of this partition's task
     task: int                  # Spark's task attempt id; -1 outside Spark
     inject: str | None = None  # fault injection for tests (lane_writer.INJECT_FAILURE)
+    epoch: int = 0             # the batch's write epoch (format/COMMIT_LOG.md)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,6 +51,7 @@ class TaskMessage:
     write_ms: float
     prepare_ms: float
     dropped: int
+    epoch: int                 # the batch's write epoch its XID carries (COMMIT_LOG.md)
 
     @property
     def where(self) -> str:

@@ -63,7 +63,7 @@ clock = time.perf_counter
 
 def messages(batch: int) -> list[TaskMessage]:
     return [TaskMessage(QUERY, batch, "bench-node@bench-host", "bench-host", "/not-here",
-                        f"lane-{task:03d}", batch + 1, 2, 10_000, 400_000, task, 0, 1.0, 1.0, 0)
+                        f"lane-{task:03d}", batch + 1, 2, 10_000, 400_000, task, 0, 1.0, 1.0, 0, 0)
             for task in range(TASKS)]
 
 

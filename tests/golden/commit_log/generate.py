@@ -190,6 +190,72 @@ CHECKPOINTED = {
 }
 
 
+# Aborted batches written again: E ("events-to-journal") aborts batch 1 once and
+# writes it again at epoch 1, then a checkpoint folds 0-1 (batch 2's abort
+# entry is not folded: it stays in the view); batch 2 is aborted twice and
+# committed at epoch 2; batch 3 is aborted and not written again yet. R
+# ("rerun") aborts batch 4, then commits 5 (which aborts 4's later epochs).
+E = "events-to-journal"
+R = "rerun"
+ABORTED_BEFORE_CHECKPOINT = [
+    (E, 0, 0, 1, False, [(A, 1)]),
+    (E, 1, 0, 2, True, []),
+    (E, 1, 1, 3, False, [(A, 3)]),
+    (E, 2, 0, 4, True, []),
+]
+ABORTED_AFTER_CHECKPOINT = [
+    (E, 2, 1, 6, True, []),
+    (E, 2, 2, 7, False, [(B, 7)]),
+    (E, 3, 0, 8, True, []),
+    (R, 4, 0, 9, True, []),
+    (R, 5, 0, 10, False, [(C, 5)]),
+]
+ABORTED = {
+    "outcomes": [
+        {**outcome(E, 2, B, 7, "committed", 1), "epoch": 2},
+        outcome(R, 5, C, 5, "committed", 1),
+        {**outcome(E, 2, B, 8, "aborted", 1), "epoch": 2},      # a losing attempt of epoch 2
+        outcome(E, 3, A, 9, "aborted", 1),                       # its epoch's abort entry
+        outcome(R, 4, C, 4, "aborted", 1),
+        outcome(E, 2, B, 5, "aborted", 2),                       # epochs 0 and 1 were aborted
+        {**outcome(E, 2, B, 6, "aborted", 2), "epoch": 1},
+        outcome(E, 0, A, 1, "committed", 3),
+        {**outcome(E, 1, A, 3, "committed", 3), "epoch": 1},     # written again, folded
+        outcome(E, 1, A, 2, "aborted", 3),                       # the aborted epoch, folded
+        {**outcome(R, 4, C, 6, "aborted", 4), "epoch": 1},       # 5 is committed
+        {**outcome(E, 3, A, 10, "undecided", 5), "epoch": 1},    # the next epoch, not decided
+        outcome(E, 4, A, 11, "undecided", 5),
+    ],
+    "done": [done(E, 0, True), done(E, 1, True), done(E, 2, True), done(E, 3, False),
+             done(E, 4, False), done(R, 4, True), done(R, 5, True), done(R, 6, False)],
+    "write_epochs": [{"query": E, "batch": 3, "write_epoch": 1},
+                     {"query": E, "batch": 4, "write_epoch": 0},
+                     {"query": R, "batch": 6, "write_epoch": 0}],
+    "committed_at_ms": [time_of(E, 0, at(1)), time_of(E, 1, at(3)), time_of(E, 2, at(7)),
+                        time_of(E, 3, None), time_of(R, 4, None), time_of(R, 5, at(10))],
+    "lanes": [lane(A, "host-a", ROOT, 2, 3), lane(B, "host-a", ROOT, 1, 3),
+              lane(C, "host-b", "", 1, 1)],
+    "last_decided": {E: 2, R: 5},
+}
+
+
+def record_epochs(log: CommitLog, entries) -> None:
+    for query, batch, epoch, seconds, aborted, txs in entries:
+        named = [{"node": node, "lane": lane_name, "tx": tx, "rows": 10,
+                  **({"host": "host-a", "root": ROOT} if node == N1 else {})}
+                 for (node, lane_name), tx in txs]
+        with clock_at(at(seconds)):
+            log.record(query, batch, named, epoch=epoch, aborted=aborted)
+
+
+def write_aborted(folder: str) -> None:
+    log = CommitLog(folder)
+    log.write_bytes(f"{log.base}/LOG_ID", LOG_ID)
+    record_epochs(log, ABORTED_BEFORE_CHECKPOINT)
+    assert log_checkpointer.checkpoint(log, now_ms=at(5))[0] == f"{0:020d}.json"
+    record_epochs(log, ABORTED_AFTER_CHECKPOINT)
+
+
 def damaged_times_answers() -> dict:
     """Checkpointed's answers but the commit times of Q's folded batches (its segment 0)."""
     answers = json.loads(json.dumps(CHECKPOINTED))
@@ -284,6 +350,7 @@ CASES = {
     "newer-format": (None, make_newer, {"error": {
         "kind": "format-version", "names": f"_checkpoints/{1:020d}.json", "answer": "view"}}),
     "damaged-times": (None, damage_times, damaged_times_answers()),
+    "aborted": (write_aborted, None, ABORTED),
 }
 
 

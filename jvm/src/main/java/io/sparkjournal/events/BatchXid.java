@@ -14,15 +14,21 @@ import java.math.BigInteger;
  * <p>{@link #decode} returns null, as Python's {@code BatchXid.decode} returns
  * None, for an XID this sink did not write: not JSON (or not UTF-8), not an
  * object, another "kind", a missing "log", "query" or "batch", or a value
- * Python's {@code int()} refuses. Where Python lets an error escape (a float
+ * Python's {@code int()} refuses. "epoch" is the write epoch the task wrote
+ * at (COMMIT_LOG.md, "XIDs"), 0 when absent. Where Python lets an error escape (a float
  * infinity as a number: OverflowError; nesting past the recursion limit) this
  * throws {@link EventsException}. "log" and "query" are Python's {@code str()}
  * of their values. Differences from Python: a batch outside the long range is
- * an EventsException; "partition", "attempt" and "task" (informational) are
- * clamped to the long range.
+ * an EventsException; "partition", "attempt", "task" (informational) and
+ * "epoch" are clamped to the long range (no writer reaches its ends).
  */
 public record BatchXid(String log, String query, long batch, long partition, long attempt,
-                       long task) {
+                       long task, long epoch) {
+
+    /** The XID of epoch 0 (as written before epochs, and after no abort). */
+    public BatchXid(String log, String query, long batch, long partition, long attempt, long task) {
+        this(log, query, batch, partition, attempt, task, 0);
+    }
 
     /** The "kind" of every XID this sink writes. */
     public static final String MAGIC = "sparkjournal-2pc";
@@ -52,11 +58,12 @@ public record BatchXid(String log, String query, long batch, long partition, lon
             long partition = clamp(optional(data, "partition", -1));
             long attempt = clamp(optional(data, "attempt", 0));
             long task = clamp(optional(data, "task", -1));
+            long epoch = clamp(optional(data, "epoch", 0));
             if (batch.bitLength() > 63) {
                 throw new EventsException("the XID of batch " + batch + " of query " + query
                         + " names a batch id beyond 64 bits, which this reader does not handle");
             }
-            return new BatchXid(log, query, batch.longValue(), partition, attempt, task);
+            return new BatchXid(log, query, batch.longValue(), partition, attempt, task, epoch);
         } catch (IllegalArgumentException notOurs) {
             return null;
         } catch (ArithmeticException overflow) {

@@ -3,6 +3,7 @@ package io.sparkjournal.events;
 import io.sparkjournal.journal.PythonRepr;
 import io.sparkjournal.format.FormatVersionException;
 import java.io.IOException;
+import java.math.BigInteger;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.ByteBuffer;
@@ -12,8 +13,10 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import org.apache.arrow.flatbuf.MessageHeader;
 import org.apache.arrow.vector.ipc.message.MessageSerializer;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -22,7 +25,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * The reading side of a commit log on a local path (COMMIT_LOG.md):
  *
  * <pre>
- *   &lt;base&gt;/&lt;query&gt;/&lt;batch, 20 digits&gt;.json            an entry: one {@link Decision}
+ *   &lt;base&gt;/&lt;query&gt;/&lt;batch, 20 digits&gt;.json            an entry of epoch 0: one {@link Decision}
+ *   &lt;base&gt;/&lt;query&gt;/&lt;batch, 20 digits&gt;.&lt;epoch&gt;.json    an entry of a later epoch of that batch
  *   &lt;base&gt;/_checkpoints/&lt;seq, 20 digits&gt;.json       a checkpoint ({@link LogCheckpoint})
  *   &lt;base&gt;/_times/&lt;query&gt;/&lt;segment&gt;.times           commit times of folded batches ({@link CommitTimes})
  *   &lt;base&gt;/schema.arrow                              the journal's Arrow schema (an IPC message)
@@ -95,9 +99,16 @@ public final class CommitLog {
         return query;
     }
 
-    /** The path of a batch's decision, as Python names it in messages. */
+    /** The path of a batch's entry of epoch 0, as Python names it in messages. */
     public String decisionPath(String query, long batch) throws EventsException {
-        return base + "/" + safeName(query) + "/" + String.format("%020d", batch) + ".json";
+        return entryPath(query, batch, 0);
+    }
+
+    /** The path of the entry of epoch {@code epoch} of a batch: {@code <batch>.json} for 0, else
+     *  {@code <batch>.<epoch>.json}. */
+    public String entryPath(String query, long batch, long epoch) throws EventsException {
+        return base + "/" + safeName(query) + "/" + String.format("%020d", batch)
+                + (epoch == 0 ? "" : "." + epoch) + ".json";
     }
 
     /**
@@ -114,72 +125,104 @@ public final class CommitLog {
         return times;
     }
 
-    /** Whether the entry of the batch exists now (read or not by any view). */
-    public boolean hasEntry(String query, long batch) throws EventsException {
-        return Files.exists(Paths.get(decisionPath(query, batch)));
+    /**
+     * Whether a commit entry of the batch exists now (read or not by any
+     * view): its entries are read from epoch 0 up while each is an abort
+     * entry (the entry of epoch e exists only after the abort entry of e - 1).
+     * A batch whose entries retention has removed reads as without one: the
+     * view knows it ({@link LogView#done}). A damaged entry is thrown, as
+     * {@link #entry}.
+     */
+    public boolean hasEntry(String query, long batch) throws EventsException, FormatVersionException {
+        for (long epoch = 0; epoch >= 0; epoch++) {
+            Decision found = entry(query, batch, epoch);
+            if (found == null || !found.aborted()) {
+                return found != null;
+            }
+        }
+        return false;
     }
 
-    /** The entry of the batch as read now (never cached), or null if it has none. */
-    Decision entry(String query, long batch) throws EventsException, FormatVersionException {
-        String path = decisionPath(query, batch);
+    /**
+     * The entry of epoch {@code epoch} of the batch as read now (never
+     * cached), or null if it has none. An entry holding another query, batch
+     * or epoch than its file is named for is a CommitLogException, as damage.
+     */
+    Decision entry(String query, long batch, long epoch) throws EventsException, FormatVersionException {
+        String path = entryPath(query, batch, epoch);
         byte[] raw = readFile(path, "commit log entry");
-        return raw == null ? null : Decision.fromJson(raw, path);
+        if (raw == null) {
+            return null;
+        }
+        Decision found = Decision.fromJson(raw, path);
+        if (!found.query().equals(query) || found.batch() != batch || found.epoch() != epoch) {
+            throw new CommitLogException("commit log entry " + path + " holds the decision of batch "
+                    + found.batch() + " (epoch " + found.epoch() + ") of query " + PyRepr.str(found.query())
+                    + ": restore the file from a backup");
+        }
+        return found;
     }
 
 
     /**
-     * The batch ids a query's folder names, ascending: every file named
-     * {@code <decimal digits>.json} (any Unicode decimal digits). A number
-     * beyond a long counts as 2^63 - 1. A listing only: the view reads just
-     * the names the spec gives entries ({@link #entryBatches}).
+     * The batch ids a query's folder names, ascending, as Python's {@code
+     * CommitLog.batches} lists them: every file named {@code <digits>.json} or
+     * {@code <digits>.<epoch>.json} (ASCII digits, any number of them; the
+     * epoch's without a leading zero). A number beyond a long counts as 2^63 - 1.
+     * A listing only: the view reads just the names the spec gives entries
+     * ({@link #latestEpochs}).
      */
     public long[] batches(String query) throws EventsException {
-        long[] found = new long[16];
-        int n = 0;
+        TreeSet<Long> found = new TreeSet<>();
         for (String name : list(base + "/" + safeName(query), false)) {
-            if (!name.endsWith(".json") || name.length() == 5) {
-                continue;
-            }
-            long batch = 0;
-            boolean digits = true;
-            String number = name.substring(0, name.length() - 5);
-            for (int i = 0; i < number.length() && digits; ) {
-                int c = number.codePointAt(i);
-                i += Character.charCount(c);
-                digits = Character.getType(c) == Character.DECIMAL_DIGIT_NUMBER;
-                if (digits && batch != Long.MAX_VALUE) {
-                    try {
-                        batch = Math.addExact(Math.multiplyExact(batch, 10),
-                                Character.digit(c, 10));
-                    } catch (ArithmeticException tooBig) {
-                        batch = Long.MAX_VALUE;
-                    }
-                }
-            }
-            if (digits) {
-                found = n == found.length ? Arrays.copyOf(found, n * 2) : found;
-                found[n++] = batch;
+            String[] parts = name.endsWith(".json") ? name.substring(0, name.length() - 5).split("\\.", -1)
+                    : new String[0];
+            boolean epoch = parts.length == 1 || parts.length == 2 && !parts[1].startsWith("0") && digits(parts[1]);
+            if (epoch && digits(parts[0])) {
+                BigInteger batch = new BigInteger(parts[0]);
+                found.add(batch.bitLength() > 63 ? Long.MAX_VALUE : batch.longValue());
             }
         }
-        long[] sorted = Arrays.copyOf(found, n);
-        Arrays.sort(sorted);
-        int distinct = 0;
-        for (int i = 0; i < sorted.length; i++) {
-            if (i == 0 || sorted[i] != sorted[distinct - 1]) {
-                sorted[distinct++] = sorted[i];
-            }
-        }
-        return Arrays.copyOf(sorted, distinct);
+        return found.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    private static boolean digits(String text) {
+        return !text.isEmpty() && text.chars().allMatch(c -> c >= '0' && c <= '9');
     }
 
     /**
-     * The batch ids of a query's entries, ascending: the files named {@code
-     * <batch, 20 ASCII digits>.json} within the long range. Other names are
-     * not entries and never read ({@code *.tmp} among them).
+     * Per batch of a query's entries (ascending), the highest epoch listed:
+     * the files named {@code <batch, 20 ASCII digits>.json} (epoch 0) and
+     * {@code <batch, 20 ASCII digits>.<epoch>.json} (epoch in decimal without
+     * a leading zero, 1 or more), batch and epoch within the long range.
+     * Other names are not entries and never read ({@code *.tmp} among them).
      */
-    long[] entryBatches(String query) throws EventsException {
-        return list(base + "/" + safeName(query), false).stream().mapToLong(name -> numbered(name, ".json"))
-                .filter(batch -> batch >= 0).sorted().toArray();
+    NavigableMap<Long, Long> latestEpochs(String query) throws EventsException {
+        TreeMap<Long, Long> found = new TreeMap<>();
+        for (String name : list(base + "/" + safeName(query), false)) {
+            long batch = name.length() < 25 ? -1 : numbered(name.substring(0, 20) + ".json", ".json");
+            long epoch = batch < 0 ? -1 : epochNamed(name.substring(20));
+            if (epoch >= 0) {
+                found.merge(batch, epoch, Math::max);
+            }
+        }
+        return found;
+    }
+
+    /** The epoch an entry name's part after its batch names: ".json" 0, ".<e>.json" e; else -1. */
+    private static long epochNamed(String tail) {
+        if (tail.equals(".json")) {
+            return 0;
+        }
+        if (!tail.startsWith(".") || !tail.endsWith(".json") || tail.length() < 7 || tail.charAt(1) == '0'
+                || !tail.chars().skip(1).limit(tail.length() - 6).allMatch(c -> c >= '0' && c <= '9')) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(tail.substring(1, tail.length() - 5));
+        } catch (NumberFormatException beyondLong) {
+            return -1;
+        }
     }
 
     /**

@@ -11,14 +11,14 @@ import java.util.Set;
 
 /**
  * A lane that holds committed data, known from the commit log alone: every
- * decision names its transactions by node id, host, root and lane, so the
+ * commit entry names its transactions by node id, host, root and lane, so the
  * lanes of a {@link LogView} (its checkpoint's, then those the entries after
  * it name) are the lanes a complete read must reach, each with its count of
  * committed batches and its node's.
  *
  * <p>Conservative: a lane whose committed events were all deleted since is
- * still named (the log is never rewritten); a batch with a decision is always
- * counted.
+ * still named (the log is never rewritten); a batch with a commit entry is
+ * always counted. An abort entry commits nothing and names no lane.
  */
 public final class CommittedLane {
 
@@ -45,7 +45,7 @@ public final class CommittedLane {
      * Every lane of {@code view}, by key: the checkpoint's lanes in (node,
      * lane) order with their counts, then lanes first named by the entries
      * after it (queries in code point order, batches ascending, txs as
-     * listed). Each entry adds its batch once to every lane it names and once
+     * listed), abort entries skipped. Each commit entry adds its batch once to every lane it names and once
      * to every node it names. A lane the checkpoint does not know takes host
      * and root from the first tx naming it: "host" if truthy, else the part of
      * the node id after its last '@'; "root" if truthy, else "".
@@ -62,6 +62,9 @@ public final class CommittedLane {
         }
         for (NavigableMap<Long, Decision> entries : view.entries().values()) {
             for (Decision decision : entries.values()) {
+                if (decision.aborted()) {
+                    continue;
+                }
                 Set<Key> lanesOfBatch = new HashSet<>();
                 Set<String> nodesOfBatch = new HashSet<>();
                 for (ObjectNode tx : decision.txs()) {

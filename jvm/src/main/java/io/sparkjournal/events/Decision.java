@@ -12,19 +12,24 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * One batch's decision in the commit log (commit_log.Decision): the commit
- * point of the two-phase commit. A prepared transaction is visible iff the
- * decision of its batch exists and names it ({@link #txRefs()}).
+ * One entry of the commit log (commit_log.Decision): the decision of one
+ * epoch of a batch, the commit point of the two-phase commit. A commit entry
+ * names the transactions that make up the batch ({@link #txRefs()}); an abort
+ * entry ({@link #aborted()}) commits nothing and aborts every transaction of
+ * its epoch (COMMIT_LOG.md, "Entries").
  *
  * <p>{@link #fromJson} accepts exactly what Python's {@code Decision.from_json}
  * accepts: a JSON object whose "format" equals 1 (Python equality: 1, 1.0 and
  * true), whose "txs" is a list of objects with string "node" and "lane", an
  * integer "tx" and, if present, an integer "rows"; "query" is taken as Python's
  * {@code str()} of whatever it holds, "batch" and "committed_at_ms" as
- * Python's {@code int()}. A "format" that is an integer above 1 is
+ * Python's {@code int()}; "epoch", if present, a whole number of 0 or more
+ * (0 when absent) and "aborted", if present, a boolean (false when absent;
+ * an abort entry's "txs" is empty).
+ * A "format" that is an integer above 1 is
  * {@link FormatVersionException}; anything else that does not hold is
  * {@link CommitLogException} naming the entry and saying not to delete it.
- * Differences from Python: "batch" and "committed_at_ms" must fit a long (a
+ * Differences from Python: "batch", "committed_at_ms" and "epoch" must fit a long (a
  * CommitLogException otherwise; Python takes any integer), and a format above
  * 2^63 - 1 is reported as 2^63 - 1.
  */
@@ -36,13 +41,18 @@ public final class Decision {
     private final String query;
     private final long batch;
     private final long committedAtMs;
+    private final long epoch;
+    private final boolean aborted;
     private final List<ObjectNode> txs;
     private final Set<TxRef> refs;
 
-    private Decision(String query, long batch, long committedAtMs, List<ObjectNode> txs) {
+    private Decision(String query, long batch, long committedAtMs, long epoch, boolean aborted,
+                     List<ObjectNode> txs) {
         this.query = query;
         this.batch = batch;
         this.committedAtMs = committedAtMs;
+        this.epoch = epoch;
+        this.aborted = aborted;
         this.txs = Collections.unmodifiableList(txs);
         Set<TxRef> found = new LinkedHashSet<>();
         for (ObjectNode tx : txs) {
@@ -94,13 +104,29 @@ public final class Decision {
             long batch = PyJson.toLong(PyJson.toInt(required(data, "batch")), "batch");
             long at = PyJson.toLong(PyJson.toInt(required(data, "committed_at_ms")),
                     "committed_at_ms");
-            return new Decision(query, batch, at, entries);
+            JsonNode epoch = data.get("epoch");
+            JsonNode aborted = data.get("aborted");
+            if (epoch != null && (!PyJson.isInt(epoch) || epoch.bigIntegerValue().signum() < 0)
+                    || aborted != null && !aborted.isBoolean()) {
+                throw new IllegalArgumentException("epoch must be a whole number of 0 or more, "
+                        + "aborted a boolean");
+            }
+            boolean abort = aborted != null && aborted.booleanValue();
+            if (abort && !entries.isEmpty()) {
+                throw new IllegalArgumentException("an abort entry names no transactions");
+            }
+            return new Decision(query, batch, at,
+                    epoch == null ? 0 : PyJson.toLong(epoch.bigIntegerValue(), "epoch"), abort, entries);
         } catch (IllegalArgumentException | ArithmeticException error) {
-            throw new CommitLogException("commit log entry " + where + " is unreadable ("
-                    + error.getMessage() + "); it must be a decision written by sparkjournal. "
-                    + "Restore it from a backup; do not delete it (its batch would be presumed "
-                    + "aborted)", error);
+            throw unreadable(where, error);
         }
+    }
+
+    private static CommitLogException unreadable(String where, RuntimeException error) {
+        return new CommitLogException("commit log entry " + where + " is unreadable ("
+                + error.getMessage() + "); it must be a decision written by sparkjournal. "
+                + "Restore it from a backup; do not delete it (its batch would be presumed "
+                + "aborted)", error);
     }
 
     private static JsonNode required(JsonNode data, String key) {
@@ -134,8 +160,19 @@ public final class Decision {
         return batch;
     }
 
+    /** The time of the decision (a commit entry's: when its batch committed). */
     public long committedAtMs() {
         return committedAtMs;
+    }
+
+    /** The epoch of the batch this entry decides (0 for an entry without "epoch"). */
+    public long epoch() {
+        return epoch;
+    }
+
+    /** Whether this is an abort entry: every transaction of its epoch is aborted. */
+    public boolean aborted() {
+        return aborted;
     }
 
     /**
@@ -155,9 +192,9 @@ public final class Decision {
         return refs;
     }
 
-    /** Whether the batch committed {@code ref}. */
+    /** Whether this entry commits {@code ref}: a commit entry naming it (an abort entry commits none). */
     public boolean commits(TxRef ref) {
-        return refs.contains(ref);
+        return !aborted && refs.contains(ref);
     }
 
     /** The rows the batch committed: the sum of the entries' "rows" (0 where absent). */

@@ -2,19 +2,21 @@ package io.sparkjournal.events;
 
 import io.sparkjournal.format.FormatVersionException;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.NavigableMap;
 
 /**
  * What a commit log has decided, as one reader sees it at one moment
  * (COMMIT_LOG.md, "The view"): a checkpoint ({@link LogCheckpoint#NONE} when
- * there is none) plus the entries after it. Immutable; built by
- * {@link LogViewReader}, taken with {@link CommitLog#view()}.
+ * there is none) plus the latest entry of each batch after it. Immutable;
+ * built by {@link LogViewReader}, taken with {@link CommitLog#view()}.
  *
  * <p>The questions asked of the log are answered here, against this view
  * only: {@link #outcome} of a prepared transaction, whether a batch is
- * {@link #done}, and a batch's {@link #committedAtMs}. Batch ids are never
- * negative: a negative one has no entry and is never folded.
+ * {@link #done}, its {@link #writeEpoch}, a query's {@link #lastCommitted}
+ * batch and a batch's {@link #committedAtMs}. Batch ids are never negative:
+ * a negative one has no entry and is never folded.
  */
 public final class LogView {
 
@@ -22,12 +24,13 @@ public final class LogView {
     private final LogCheckpoint checkpoint;
     private final long listedSeq;
     private final Map<String, NavigableMap<Long, Decision>> entries;
+    private final Map<String, Long> lastCommitEntry = new HashMap<>();
 
     /**
-     * {@code entries}: per query (code point order), its entries in the view by
-     * batch; never changed after. {@code listedSeq}: the highest checkpoint seq
-     * listed when the view was read (-1: none), which may be a damaged one
-     * passed over.
+     * {@code entries}: per query (code point order), the latest entry of each
+     * batch in the view, by batch; never changed after. {@code listedSeq}:
+     * the highest checkpoint seq listed when the view was read (-1: none),
+     * which may be a damaged one passed over.
      */
     LogView(CommitTimes times, LogCheckpoint checkpoint, long listedSeq,
             Map<String, NavigableMap<Long, Decision>> entries) {
@@ -36,6 +39,12 @@ public final class LogView {
         this.listedSeq = listedSeq;
         for (Map.Entry<String, NavigableMap<Long, Decision>> query : entries.entrySet()) {
             query.setValue(Collections.unmodifiableNavigableMap(query.getValue()));
+            for (Map.Entry<Long, Decision> latest : query.getValue().descendingMap().entrySet()) {
+                if (!latest.getValue().aborted()) {
+                    lastCommitEntry.put(query.getKey(), latest.getKey());
+                    break;
+                }
+            }
         }
         this.entries = Collections.unmodifiableMap(entries);
     }
@@ -49,60 +58,83 @@ public final class LogView {
         return listedSeq;
     }
 
-    /** Every entry in the view: per query (code point order), by batch ascending. */
+    /** The latest entry of each batch in the view: per query (code point order), by batch ascending. */
     public Map<String, NavigableMap<Long, Decision>> entries() {
         return entries;
     }
 
-    /** The entry of the batch if it is in the view, else null. */
+    /** The latest entry of the batch (a commit or an abort entry) if it is in the view, else null. */
     public Decision entry(String query, long batch) {
         NavigableMap<Long, Decision> found = entries.get(query);
         return found == null ? null : found.get(batch);
     }
 
-    /** The highest decided batch of {@code query} in the view (folded or entry), or null if none. */
-    public Long highestDecided(String query) {
-        NavigableMap<Long, Decision> found = entries.get(query);
-        if (found != null && !found.isEmpty()) {
-            return found.lastKey();
+    /**
+     * The last committed batch of {@code query}: the highest batch whose latest
+     * entry in the view is a commit entry, else the checkpoint's
+     * {@code through} of it; -1 if neither.
+     */
+    public long lastCommitted(String query) {
+        Long found = lastCommitEntry.get(query);
+        if (found != null) {
+            return found;
         }
         LogCheckpoint.Query folded = checkpoint.query(query);
-        return folded == null ? null : folded.through();
+        return folded == null ? -1 : folded.through();
     }
 
-    /** Whether the batch counts as done by the view: its entry is in it, or a batch at or after it is decided. */
+    /**
+     * Whether the batch is done (a replay of it writes nothing): its latest
+     * entry is a commit entry, or it is at or below the last committed batch.
+     * A batch whose latest entry is an abort entry is not done.
+     */
     public boolean done(String query, long batch) {
-        Long highest = highestDecided(query);
-        return entry(query, batch) != null || highest != null && batch <= highest;
+        Decision latest = entry(query, batch);
+        return latest != null && !latest.aborted() || batch <= lastCommitted(query);
+    }
+
+    /**
+     * The epoch a task writes the batch at: one more than its latest entry's
+     * if that is an abort entry, else 0.
+     */
+    public long writeEpoch(String query, long batch) {
+        Decision latest = entry(query, batch);
+        return latest != null && latest.aborted() ? latest.epoch() + 1 : 0;
     }
 
     /**
      * The outcome of the prepared transaction {@code ref} of batch
-     * {@code batch} of {@code query} (COMMIT_LOG.md, "Outcome of a prepared
-     * transaction", rules 1 to 5). A query id no folder can have (".."), like
-     * any query the view holds nothing of, is UNDECIDED.
+     * {@code batch} of {@code query}, written at epoch {@code epoch} (its
+     * XID's; COMMIT_LOG.md, "Outcome of a prepared transaction", rules 1 to
+     * 5). A query id no folder can have (".."), like any query the view holds
+     * nothing of, is UNDECIDED.
      */
-    public Outcome outcome(String query, long batch, TxRef ref) {
-        Decision decision = entry(query, batch);
-        if (decision != null) {
-            return decision.commits(ref) ? Outcome.COMMITTED : Outcome.ABORTED;
+    public Outcome outcome(String query, long batch, TxRef ref, long epoch) {
+        Decision latest = entry(query, batch);
+        if (latest != null && latest.epoch() == epoch) {
+            return latest.commits(ref) ? Outcome.COMMITTED : Outcome.ABORTED;
+        }
+        if (latest != null && latest.epoch() > epoch) {
+            return Outcome.ABORTED;
         }
         if (folded(query, batch)) {
             return checkpoint.committed(ref) ? Outcome.COMMITTED : Outcome.ABORTED;
         }
-        Long highest = highestDecided(query);
-        return highest != null && highest > batch ? Outcome.ABORTED : Outcome.UNDECIDED;
+        Long later = lastCommitEntry.get(query);     // batch is above through: no folded batch is later
+        return later != null && later > batch ? Outcome.ABORTED : Outcome.UNDECIDED;
     }
 
     /**
-     * When the batch was committed (ms since the epoch): its entry's time, or
-     * for a folded batch its {@link CommitTimes} slot; null if not decided.
+     * When the batch was committed (ms since the epoch): its latest entry's
+     * time if that is a commit entry, or for a folded batch its
+     * {@link CommitTimes} slot; null if not committed (an abort entry commits
+     * no event of it).
      * Damage of a segment is a {@link CommitLogException} naming it.
      */
     public Long committedAtMs(String query, long batch) throws EventsException, FormatVersionException {
         Decision decision = entry(query, batch);
         if (decision != null) {
-            return decision.committedAtMs();
+            return decision.aborted() ? null : decision.committedAtMs();
         }
         return folded(query, batch) ? times.committedAtMs(query, batch) : null;
     }

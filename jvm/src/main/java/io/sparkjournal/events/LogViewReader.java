@@ -15,9 +15,9 @@ import java.util.TreeSet;
  *   <li>list {@code _checkpoints/} and take the newest readable checkpoint
  *       ({@link Checkpoints});</li>
  *   <li>list each query folder (every folder but {@code _checkpoints} and
- *       {@code _times}, and the folder of each query the checkpoint knows) and read every entry whose batch is above
- *       the checkpoint's {@code through} of that query: all of them for a
- *       query it does not know. Batch ids may have gaps: an entry past one is
+ *       {@code _times}, and the folder of each query the checkpoint knows) and read the latest entry (the
+ *       highest epoch listed) of every batch above the checkpoint's
+ *       {@code through} of that query: of every batch for a query it does not know. Batch ids may have gaps: an entry past one is
  *       in the view. A {@code batch-write-*} query whose batch 0 is folded is
  *       not listed;</li>
  *   <li>list {@code _checkpoints/} again: if its highest seq changed,
@@ -25,10 +25,12 @@ import java.util.TreeSet;
  *       the new one.</li>
  * </ol>
  *
- * Entries are the files named {@code <batch, 20 ASCII digits>.json}; no
- * other name is read. The last view read is kept: while the highest listed
- * seq is unchanged the next read reuses its checkpoint and the decisions it
- * read (entries are never changed), and reads only the entries listed since.
+ * Entries are the files named {@code <batch, 20 ASCII digits>.json} (epoch 0)
+ * and {@code <batch, 20 ASCII digits>.<epoch>.json} ({@link CommitLog#latestEpochs});
+ * no other name is read. The last view read is kept: while the highest listed
+ * seq is unchanged the next read reuses its checkpoint and the entries it
+ * read (entries are never changed) where the latest epoch listed is the one
+ * read, and reads only the entries listed since.
  * Thread-safe without locks: views are immutable and the newest one read is
  * published.
  *
@@ -73,10 +75,10 @@ final class LogViewReader {
     }
 
     /**
-     * Per query (code point order), the entries listed in its folder above
-     * the checkpoint's {@code through} of it; queries without any are left
-     * out. Decisions {@code from} holds (a view of the same checkpoint) are
-     * taken from it, not read again.
+     * Per query (code point order), the latest entry of each batch listed in
+     * its folder above the checkpoint's {@code through} of it; queries without
+     * any are left out. Entries {@code from} holds (a view of the same
+     * checkpoint) of the same epoch are taken from it, not read again.
      */
     private Map<String, NavigableMap<Long, Decision>> entriesAfter(LogCheckpoint checkpoint, LogView from)
             throws EventsException, FormatVersionException {
@@ -92,12 +94,14 @@ final class LogViewReader {
             }
             NavigableMap<Long, Decision> before = from == null ? null : from.entries().get(query);
             TreeMap<Long, Decision> found = new TreeMap<>();
-            for (long batch : log.entryBatches(query)) {
+            for (Map.Entry<Long, Long> listed : log.latestEpochs(query).entrySet()) {
+                long batch = listed.getKey();
+                long epoch = listed.getValue();
                 if (batch <= through) {
                     continue;
                 }
                 Decision entry = before == null ? null : before.get(batch);
-                entry = entry != null ? entry : log.entry(query, batch);
+                entry = entry != null && entry.epoch() == epoch ? entry : log.entry(query, batch, epoch);
                 if (entry != null) {
                     found.put(batch, entry);
                 }

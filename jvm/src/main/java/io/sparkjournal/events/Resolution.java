@@ -8,7 +8,7 @@ import java.util.Map;
  * One pass of outcomes (a lane's prepared transactions, one plan): each
  * commit log an XID names is viewed once, at its first use in the pass, and
  * every outcome of the pass is decided against that view
- * ({@link LogView#outcome}). Not thread-safe: one pass, one thread. Errors
+ * ({@link LogView#outcome}, at the XID's epoch). Not thread-safe: one pass, one thread. Errors
  * as {@link Resolver#outcome}.
  */
 public final class Resolution {
@@ -31,6 +31,6 @@ public final class Resolution {
             view = resolver.commitLog(batch.log()).view();
             views.put(batch.log(), view);
         }
-        return view.outcome(batch.query(), batch.batch(), ref);
+        return view.outcome(batch.query(), batch.batch(), ref, batch.epoch());
     }
 }

@@ -17,16 +17,20 @@ import java.util.logging.Logger;
  * <p>{@link #run}: refuses journal options the JVM writer does not enforce
  * ({@link TaskWriteOptions}); refuses when the commit log at the plan's URI has
  * another LOG_ID than the driver's (Python's {@code _check_same_log}, same
- * message); returns null when the batch is done already (a replay: its entry
- * exists, or a batch at or after it is decided in the log's view, COMMIT_LOG.md)
- * or when no body has rows; otherwise opens a lane of the node root
+ * message); returns null when the batch is done already (a replay: a commit
+ * entry of it exists, or a batch at or after it is committed in the log's
+ * view, COMMIT_LOG.md) or when no body has rows; otherwise takes the batch's
+ * write epoch from that view ({@link LogView#writeEpoch}: one more than an
+ * abort entry's), opens a lane of the node root
  * ({@link RootLanes}), ends the lane's decided prepared transactions
  * ({@link PreparedEnding}), appends every body as an ADD_TX record of user type
  * EVENTS (1) with fresh record ids in ONE new transaction, PREPAREs it with the
- * task's XID ({@link XidEncoder}) synced, and returns the commit message,
- * field for field what {@code TaskMessage.to_json} makes (tx, records, rows,
- * bytes; write_ms the time spent appending, prepare_ms the PREPARE's append
- * and sync). The lane's writer goes back to this JVM's pool when the task
+ * task's XID ({@link XidEncoder}, carrying the write epoch) synced, and returns
+ * the commit message, field for field what {@code TaskMessage.to_json} makes
+ * (tx, records, rows, bytes, epoch; write_ms the time spent appending,
+ * prepare_ms the PREPARE's append and sync). An abort entry landing after the
+ * epoch was taken aborts the transaction (the driver, finding its tasks' epochs
+ * differ or its entry's name taken, fails the batch). The lane's writer goes back to this JVM's pool when the task
  * succeeded (the next task on this root takes it with no load,
  * {@link LaneWriters}), and is closed when it failed.
  *
@@ -91,9 +95,11 @@ public final class TaskWrite {
         Resolver resolver = Resolver.shared();
         CommitLog log = resolver.commitLog(plan.logUri());
         checkSameLog(plan, log, host);
-        if (log.view().done(plan.query(), plan.batch()) || log.hasEntry(plan.query(), plan.batch())) {
-            return null;                          // a replay of a decided batch: nothing to write
+        LogView view = log.view();
+        if (view.done(plan.query(), plan.batch()) || log.hasEntry(plan.query(), plan.batch())) {
+            return null;                          // a replay of a committed batch: nothing to write
         }
+        long epoch = view.writeEpoch(plan.query(), plan.batch());
         String where = "batch " + plan.batch() + " of query " + plan.query() + " on host " + host;
         RootLanes.Opened opened;
         try {
@@ -106,7 +112,7 @@ public final class TaskWrite {
         }
         Map<String, Object> message;
         try {
-            message = writePrepared(opened, plan, identity, bodies, resolver, host,
+            message = writePrepared(opened, plan, identity, epoch, bodies, resolver, host,
                     where + ", lane " + opened.directory());
         } catch (IOException | RuntimeException | Error failed) {
             LaneWriters.drop(opened);
@@ -117,7 +123,8 @@ public final class TaskWrite {
     }
 
     private static Map<String, Object> writePrepared(RootLanes.Opened opened, Plan plan,
-            Identity identity, Iterator<Body> bodies, Resolver resolver, String host, String where)
+            Identity identity, long epoch, Iterator<Body> bodies, Resolver resolver, String host,
+            String where)
             throws IOException {
         LaneAppender appender = opened.appender();
         long tx = 0;
@@ -150,7 +157,7 @@ public final class TaskWrite {
             }
             written = System.nanoTime();
             appender.prepare(tx, XidEncoder.encode(plan.logUri(), plan.query(), plan.batch(),
-                    identity.partition(), identity.attempt(), identity.task()), true);
+                    identity.partition(), identity.attempt(), identity.task(), epoch), true);
             prepared = true;
             done = System.nanoTime();
         } catch (IOException | RuntimeException | Error error) {
@@ -177,6 +184,7 @@ public final class TaskWrite {
         message.put("write_ms", appendNs / 1e6);
         message.put("prepare_ms", (done - written) / 1e6);
         message.put("dropped", 0L);
+        message.put("epoch", epoch);
         return message;
     }
 

@@ -11,8 +11,8 @@ import java.nio.charset.StandardCharsets;
  *
  * <pre>json.dumps({"kind": "sparkjournal-2pc", **asdict(xid)}, sort_keys=True).encode()</pre>
  *
- * That is: the keys in sorted order (attempt, batch, kind, log, partition,
- * query, task), {@code ", "} between items and {@code ": "} after keys,
+ * That is: the keys in sorted order (attempt, batch, epoch, kind, log,
+ * partition, query, task; "epoch" written even when 0), {@code ", "} between items and {@code ": "} after keys,
  * integers in decimal, strings with Python's {@code ensure_ascii} escapes
  * ({@code \" \\ \n \r \t \b \f}, every other character outside space..'~' as
  * {@code \}{@code uXXXX} in lower-case hex, characters beyond the BMP as their
@@ -29,16 +29,17 @@ public final class XidEncoder {
     /** The XID bytes of {@code xid} (its decode gives back the same fields). */
     public static byte[] encode(BatchXid xid) {
         return encode(xid.log(), xid.query(), xid.batch(), xid.partition(), xid.attempt(),
-                xid.task());
+                xid.task(), xid.epoch());
     }
 
     /** The XID bytes of these fields (Python's BatchXid(log, query, batch, partition,
-     *  attempt, task).encode()). */
+     *  attempt, task, epoch).encode()). */
     public static byte[] encode(String log, String query, long batch, long partition, long attempt,
-                                long task) {
-        StringBuilder out = new StringBuilder(96 + log.length() + query.length());
+                                long task, long epoch) {
+        StringBuilder out = new StringBuilder(112 + log.length() + query.length());
         out.append("{\"attempt\": ").append(attempt);
         out.append(", \"batch\": ").append(batch);
+        out.append(", \"epoch\": ").append(epoch);
         out.append(", \"kind\": ");
         string(out, BatchXid.MAGIC);
         out.append(", \"log\": ");

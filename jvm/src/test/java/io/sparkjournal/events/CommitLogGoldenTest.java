@@ -25,22 +25,23 @@ import java.util.stream.Stream;
 
 /**
  * The Java reader gives the golden commit log corpus's answers
- * (tests/golden/commit_log/, COMMIT_LOG.md): for every case, each outcome,
- * "done", commit time, committed lane and last decided batch its
- * expected.json lists; a failing case throws its error's class naming the
+ * (tests/golden/commit_log/, COMMIT_LOG.md): for every case, each outcome
+ * (at the epoch asked, 0 when not given), write epoch, "done", commit time,
+ * committed lane and last committed batch ("last_decided") its expected.json
+ * lists; a failing case throws its error's class naming the
  * file. The corpus folder is the system property {@value #GOLDEN}
  * (tests/test_jvm_unit.py passes it). Each case's log is read from a copy in
  * a temporary folder: the checked-in files are never opened for writing.
  *
  * <p>"done" is asked as the connector asks it before writing a batch
- * ({@link TaskWrite}): the view says so, or the batch's entry exists.
+ * ({@link TaskWrite}): the view says so, or a commit entry of the batch exists.
  */
 public final class CommitLogGoldenTest {
 
     static final String GOLDEN = "sparkjournal.golden";
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
-    private static final List<String> ANSWERS = List.of("outcomes", "done", "committed_at_ms", "lanes",
-            "last_decided");
+    private static final List<String> ANSWERS = List.of("outcomes", "write_epochs", "done", "committed_at_ms",
+            "lanes", "last_decided");
 
     private CommitLogGoldenTest() {
     }
@@ -95,9 +96,16 @@ public final class CommitLogGoldenTest {
             for (JsonNode asked : expected.get("outcomes")) {
                 TxRef ref = new TxRef(asked.get("node").textValue(), asked.get("lane").textValue(),
                         asked.get("tx").longValue());
-                Outcome outcome = log.view().outcome(query(asked), batch(asked), ref);
+                Outcome outcome = log.view().outcome(query(asked), batch(asked), ref, asked.path("epoch").asLong(0));
                 ObjectNode copy = asked.deepCopy();
                 list.add(copy.put("outcome", outcome.value()));
+            }
+        }
+        if (expected.has("write_epochs")) {
+            ArrayNode list = found.putArray("write_epochs");
+            for (JsonNode asked : expected.get("write_epochs")) {
+                ObjectNode copy = asked.deepCopy();
+                list.add(copy.put("write_epoch", log.view().writeEpoch(query(asked), batch(asked))));
             }
         }
         if (expected.has("done")) {
@@ -134,7 +142,7 @@ public final class CommitLogGoldenTest {
             queries.addAll(view.checkpoint().queries().keySet());
             queries.addAll(view.entries().keySet());
             for (String query : queries) {
-                decided.put(query, view.highestDecided(query));
+                decided.put(query, view.lastCommitted(query));
             }
         }
         return (ObjectNode) PyJson.parse(PyJson.mapper().writeValueAsBytes(found));

@@ -13,8 +13,8 @@ import java.util.zip.CRC32C;
 
 /**
  * Writes commit log files as COMMIT_LOG.md lays them out, for the unit tests
- * of the reading side: entries, checkpoints (given as JSON text) and
- * commit-time segments. Files are written in place, not through *.tmp.
+ * of the reading side: entries (commit and abort entries of any epoch),
+ * checkpoints (given as JSON text) and commit-time segments. Files are written in place, not through *.tmp.
  */
 final class LogFiles {
 
@@ -29,13 +29,35 @@ final class LogFiles {
 
     /** Writes the entry of {@code batch} of {@code query}, committed at {@code atMs}, naming {@code txs}. */
     static Path entry(Path log, String query, long batch, long atMs, Tx... txs) throws IOException {
+        return entry(log, query, batch, 0, false, atMs, txs);
+    }
+
+    /** Writes the commit entry of epoch {@code epoch} of the batch ({@code <batch>.<epoch>.json} past 0). */
+    static Path commitAt(Path log, String query, long batch, long epoch, long atMs, Tx... txs) throws IOException {
+        return entry(log, query, batch, epoch, false, atMs, txs);
+    }
+
+    /** Writes the abort entry of epoch {@code epoch} of the batch, decided at {@code atMs}. */
+    static Path abort(Path log, String query, long batch, long epoch, long atMs) throws IOException {
+        return entry(log, query, batch, epoch, true, atMs);
+    }
+
+    private static Path entry(Path log, String query, long batch, long epoch, boolean aborted, long atMs,
+                              Tx... txs) throws IOException {
         ObjectNode entry = JSON.objectNode().put("format", 1).put("query", query).put("batch", batch)
                 .put("committed_at_ms", atMs);
+        if (epoch != 0) {
+            entry.put("epoch", epoch);
+        }
+        if (aborted) {
+            entry.put("aborted", true);
+        }
         ArrayNode list = entry.putArray("txs");
         for (Tx tx : txs) {
             list.addObject().put("node", tx.node()).put("lane", tx.lane()).put("tx", tx.tx()).put("rows", 1);
         }
-        Path file = log.resolve(query).resolve(String.format("%020d.json", batch));
+        Path file = log.resolve(query).resolve(String.format("%020d", batch)
+                + (epoch == 0 ? "" : "." + epoch) + ".json");
         Files.createDirectories(file.getParent());
         Files.writeString(file, PyJson.mapper().writeValueAsString(entry));
         return file;

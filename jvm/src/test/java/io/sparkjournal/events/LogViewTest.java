@@ -16,18 +16,19 @@ import java.util.Map;
 /**
  * {@link LogView} as COMMIT_LOG.md defines it, on real files: a checkpoint plus
  * the entries after it, the fallback past a damaged checkpoint, gaps in batch
- * ids, batch-write queries, the outcome rules 1-5, "done", reuse and rebuild.
+ * ids, batch-write queries, the outcome rules 1-5 at epoch 0, "done", reuse
+ * and rebuild. Abort entries and later epochs: {@link LogViewEpochTest}.
  */
 public final class LogViewTest {
 
-    private static final String N1 = "n1@h1";
-    private static final String N2 = "n2@h2";
+    static final String N1 = "n1@h1";
+    static final String N2 = "n2@h2";
 
     private LogViewTest() {
     }
 
     /** Checkpoint {@code seq} of query q through {@code through}: lane-000 of N1 committed txs 1..through+1. */
-    private static Path checkpoint(Path log, long seq, long through) throws Exception {
+    static Path checkpoint(Path log, long seq, long through) throws Exception {
         return LogFiles.checkpoint(log, seq, "{'format': 1, 'seq': " + seq + ", 'written_at_ms': 1000, "
                 + "'queries': [{'query': 'q', 'through': " + through + ", 'decided': " + (through + 1)
                 + ", 'rows': 9, 'last_committed_at_ms': 900}], "
@@ -48,7 +49,7 @@ public final class LogViewTest {
             equal(0L, view.checkpoint().seq(), "checkpoint");
             equal(null, view.entry("q", 2), "a folded entry is not in the view");
             equal(500L, view.entry("q", 5).committedAtMs(), "entry 5");
-            equal(6L, view.highestDecided("q"), "highest decided");
+            equal(6L, view.lastCommitted("q"), "last committed");
             equal(List.of(5L, 6L), List.copyOf(view.entries().get("q").keySet()), "entries after");
 
             Map<CommittedLane.Key, CommittedLane> lanes = CommittedLane.of(view);
@@ -158,26 +159,26 @@ public final class LogViewTest {
             CommitLog log = new CommitLog(base.toString());
             LogView view = log.view();
             equal(List.of(5L, 7L), List.copyOf(view.entries().get("q").keySet()), "entries past the gap");
-            equal(7L, view.highestDecided("q"), "highest decided");
+            equal(7L, view.lastCommitted("q"), "last committed");
             equal(700L, view.committedAtMs("q", 7), "its entry's time");
             equal(null, view.committedAtMs("q", 6), "batch 6 is not decided");
-            equal(Outcome.COMMITTED, view.outcome("q", 7, new TxRef(N1, "lane-000", 8)), "rule 1: batch 7");
-            equal(Outcome.ABORTED, view.outcome("q", 6, new TxRef(N1, "lane-000", 7)), "rule 4: batch 6");
-            equal(Outcome.UNDECIDED, view.outcome("q", 8, new TxRef(N1, "lane-000", 9)), "rule 5: batch 8");
+            equal(Outcome.COMMITTED, view.outcome("q", 7, new TxRef(N1, "lane-000", 8), 0), "rule 1: batch 7");
+            equal(Outcome.ABORTED, view.outcome("q", 6, new TxRef(N1, "lane-000", 7), 0), "rule 4: batch 6");
+            equal(Outcome.UNDECIDED, view.outcome("q", 8, new TxRef(N1, "lane-000", 9), 0), "rule 5: batch 8");
             isTrue(view.done("q", 6) && view.done("q", 7) && !view.done("q", 8), "done up to 7");
 
             LogFiles.entry(base, "q", 9, 900, new Tx(N1, "lane-000", 10));
             LogView later = log.view();
             isTrue(later.entry("q", 7) == view.entry("q", 7), "a decision read is reused, not read again");
             equal(900L, later.entry("q", 9).committedAtMs(), "the entry listed since");
-            equal(Outcome.ABORTED, later.outcome("q", 8, new TxRef(N1, "lane-000", 9)), "rule 4: batch 8");
+            equal(Outcome.ABORTED, later.outcome("q", 8, new TxRef(N1, "lane-000", 9), 0), "rule 4: batch 8");
 
             checkpoint(base, 1, 7);
             LogView next = log.view();
             equal(1L, next.checkpoint().seq(), "the new checkpoint");
             equal(List.of(9L), List.copyOf(next.entries().get("q").keySet()), "the entries after it");
-            equal(Outcome.COMMITTED, next.outcome("q", 7, new TxRef(N1, "lane-000", 8)), "batch 7 folded");
-            equal(Outcome.ABORTED, next.outcome("q", 6, new TxRef(N1, "lane-000", 9)), "batch 6 folded");
+            equal(Outcome.COMMITTED, next.outcome("q", 7, new TxRef(N1, "lane-000", 8), 0), "batch 7 folded");
+            equal(Outcome.ABORTED, next.outcome("q", 6, new TxRef(N1, "lane-000", 9), 0), "batch 6 folded");
         }
     }
 
@@ -247,13 +248,19 @@ public final class LogViewTest {
             equal(Outcome.ABORTED, outcome(resolver, uri, "other", 1, six), "rule 4: a later batch is decided");
             equal(Outcome.UNDECIDED, outcome(resolver, uri, "q", 9, six), "rule 5");
             equal(Outcome.FOREIGN, resolver.outcome("{}".getBytes(), six), "not this sink's XID");
-            equal(Outcome.UNDECIDED, new CommitLog(uri).view().outcome("..", 1, six), "a query no folder has");
+            equal(Outcome.UNDECIDED, new CommitLog(uri).view().outcome("..", 1, six, 0), "a query no folder has");
         }
     }
 
     private static Outcome outcome(Resolver resolver, String uri, String query, long batch, TxRef ref)
             throws Exception {
-        return resolver.outcome(XidEncoder.encode(uri, query, batch, 0, 0, 1), ref);
+        return outcome(resolver, uri, query, batch, 0, ref);
+    }
+
+    /** The outcome of {@code ref} prepared with the XID of epoch {@code epoch} of the batch. */
+    private static Outcome outcome(Resolver resolver, String uri, String query, long batch, long epoch, TxRef ref)
+            throws Exception {
+        return resolver.outcome(XidEncoder.encode(uri, query, batch, 0, 0, 1, epoch), ref);
     }
 
     public static void testABatchIsDoneByItsEntryOrALaterDecidedOne() throws Exception {
@@ -279,7 +286,7 @@ public final class LogViewTest {
             LogView view = new CommitLog(base.toString()).view();
             equal(List.of("q"), List.copyOf(view.entries().keySet()), "queries");
             equal(List.of(0L, 3L), List.copyOf(view.entries().get("q").keySet()), "every entry, gap or not");
-            equal(Outcome.ABORTED, view.outcome("q", 1, new TxRef(N1, "lane-000", 5)), "rule 4");
+            equal(Outcome.ABORTED, view.outcome("q", 1, new TxRef(N1, "lane-000", 5), 0), "rule 4");
             equal(2L, CommittedLane.of(view).get(new CommittedLane.Key(N1, "lane-000")).batches(), "lane");
         }
     }
