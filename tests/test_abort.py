@@ -22,16 +22,19 @@ from sparkjournal.spark.stream_reader import stable_point
 ROWS = 5
 
 
-def write(committer: BatchCommitter, path: str, query: str, batch: int, first: int):
+def write(committer: BatchCommitter, path: str, query: str, batch: int, first: int,
+          rows: int = ROWS):
     """One task of ``batch`` of ``query``: its events prepared, its message returned."""
-    events = pa.table({"id": pa.array(range(first, first + ROWS), pa.int64())})
+    events = pa.table({"id": pa.array(range(first, first + rows), pa.int64())})
     committer.check_schema(events.schema, f"batch {batch}")
-    plan = WritePlan(path, (), committer.log_uri, query, batch, committer.log.log_id(create=True))
+    plan = WritePlan(path, tuple(sorted(committer.options.items())), committer.log_uri, query, batch,
+                     committer.log.log_id(create=True))
     return write_task(iter(events.to_batches()), plan)
 
 
-def land(committer: BatchCommitter, path: str, query: str, batch: int, first: int):
-    message = write(committer, path, query, batch, first)
+def land(committer: BatchCommitter, path: str, query: str, batch: int, first: int,
+         rows: int = ROWS):
+    message = write(committer, path, query, batch, first, rows)
     return committer.commit(query, batch, [message], BatchMetrics(query, batch))
 
 

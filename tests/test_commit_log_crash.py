@@ -63,7 +63,7 @@ def assert_every_event_once_with_its_commit_time(path: str) -> None:
     assert ids == list(range(BATCHES * 10)), "an event is missing, extra or doubled"
     uri = default_log_uri(path)
     state = LogState(uri)
-    assert state.view(refresh=True).last_decided("q") == BATCHES - 1
+    assert state.view(refresh=True).last_committed("q") == BATCHES - 1
     times = {b: state.committed_at_ms("q", b) for b in range(BATCHES)}
     assert all(at is not None for at in times.values()), times
     assert len(os.listdir(os.path.join(uri, "q"))) < BATCHES, "retention deleted nothing"

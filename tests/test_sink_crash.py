@@ -64,7 +64,7 @@ def decided(path):
     assert len(queries) <= 1, f"one query expected in the commit log, found {queries}"
     if not queries:
         return []
-    count, last = view.decided_count(queries[0]), view.last_decided(queries[0])
+    count, last = view.decided_count(queries[0]), view.last_committed(queries[0])
     assert count == last + 1, f"{count} decided batches up to batch {last}: a gap"
     return list(range(count))
 

@@ -93,6 +93,13 @@ def build_parser() -> argparse.ArgumentParser:
                      "(30min, 2h, 1d)")
     txs.add_argument("--json", action="store_true", help="machine-readable output")
 
+    status = _command(commands, "status", "status:run",
+                      "One screen on how the journal is: nodes, lanes and sizes, events live, "
+                      "deleted and paged, undecided batches, the commit log, damaged files.")
+    status.add_argument("path", metavar="PATH", help="the journal path")
+    status.add_argument("--commit-log", metavar="URI", help="where the writers' decisions live")
+    status.add_argument("--json", action="store_true", help="machine-readable output")
+
     abort = _command(commands, "abort", "abort:run",
                      "Decide an undecided batch as aborted: its prepared transactions roll back "
                      "and release the streams they hold; a replay of the batch writes it again.")

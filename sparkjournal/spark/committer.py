@@ -29,6 +29,7 @@ import os
 import time
 
 from ..errors import LockSupportError
+from ..faults import crash_point
 from ..config import load_config
 from ..journal.journal import Journal
 from ..journal.lock import LaneLock
@@ -137,6 +138,7 @@ class BatchCommitter:
         epoch = self.write_epoch(query, batch, messages)
         dropped = [m for m in messages if m.tx is None]
         messages = [m for m in messages if m.tx is not None]
+        crash_point("commit:before-decision")          # every task prepared, nothing decided
         decision = self.log.record(query, batch, [m.decided() for m in messages], epoch)
         logged = time.perf_counter()
         metrics.lanes_committed_now = self.commit_reachable(messages)

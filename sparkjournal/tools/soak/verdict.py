@@ -64,7 +64,7 @@ def generated_events(root: str, rows: int) -> int:
     """How many events the decided batches generated; raises if they have a gap
     (the commit log's view: its checkpoints count the batches retention deleted)."""
     view = LogState(default_log_uri(root)).view()
-    decided, last = view.decided_count(QUERY), view.last_decided(QUERY)
+    decided, last = view.decided_count(QUERY), view.last_committed(QUERY)
     if decided != last + 1:
         raise AssertionError(f"the commit log holds {decided} decided batches up to batch "
                              f"{last}: a lost batch")

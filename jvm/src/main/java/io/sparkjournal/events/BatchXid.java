@@ -15,19 +15,20 @@ import java.math.BigInteger;
  * None, for an XID this sink did not write: not JSON (or not UTF-8), not an
  * object, another "kind", a missing "log", "query" or "batch", or a value
  * Python's {@code int()} refuses. "epoch" is the write epoch the task wrote
- * at (COMMIT_LOG.md, "XIDs"), 0 when absent. Where Python lets an error escape (a float
+ * at (COMMIT_LOG.md, "XIDs"), 0 when absent; "prepared_at_ms" when the task
+ * prepared (ms since the Unix epoch; 0 when absent: not known), informational. Where Python lets an error escape (a float
  * infinity as a number: OverflowError; nesting past the recursion limit) this
  * throws {@link EventsException}. "log" and "query" are Python's {@code str()}
  * of their values. Differences from Python: a batch outside the long range is
- * an EventsException; "partition", "attempt", "task" (informational) and
- * "epoch" are clamped to the long range (no writer reaches its ends).
+ * an EventsException; "partition", "attempt", "task", "epoch" and
+ * "prepared_at_ms" are clamped to the long range (no writer reaches its ends).
  */
 public record BatchXid(String log, String query, long batch, long partition, long attempt,
-                       long task, long epoch) {
+                       long task, long epoch, long preparedAtMs) {
 
-    /** The XID of epoch 0 (as written before epochs, and after no abort). */
+    /** The XID of epoch 0 without a PREPARE time (as written before either existed). */
     public BatchXid(String log, String query, long batch, long partition, long attempt, long task) {
-        this(log, query, batch, partition, attempt, task, 0);
+        this(log, query, batch, partition, attempt, task, 0, 0);
     }
 
     /** The "kind" of every XID this sink writes. */
@@ -59,11 +60,13 @@ public record BatchXid(String log, String query, long batch, long partition, lon
             long attempt = clamp(optional(data, "attempt", 0));
             long task = clamp(optional(data, "task", -1));
             long epoch = clamp(optional(data, "epoch", 0));
+            long preparedAtMs = clamp(optional(data, "prepared_at_ms", 0));
             if (batch.bitLength() > 63) {
                 throw new EventsException("the XID of batch " + batch + " of query " + query
                         + " names a batch id beyond 64 bits, which this reader does not handle");
             }
-            return new BatchXid(log, query, batch.longValue(), partition, attempt, task, epoch);
+            return new BatchXid(log, query, batch.longValue(), partition, attempt, task, epoch,
+                    preparedAtMs);
         } catch (IllegalArgumentException notOurs) {
             return null;
         } catch (ArithmeticException overflow) {

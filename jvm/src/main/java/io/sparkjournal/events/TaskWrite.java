@@ -25,7 +25,8 @@ import java.util.logging.Logger;
  * ({@link RootLanes}), ends the lane's decided prepared transactions
  * ({@link PreparedEnding}), appends every body as an ADD_TX record of user type
  * EVENTS (1) with fresh record ids in ONE new transaction, PREPAREs it with the
- * task's XID ({@link XidEncoder}, carrying the write epoch) synced, and returns
+ * task's XID ({@link XidEncoder}, carrying the write epoch and the time of the
+ * PREPARE) synced, and returns
  * the commit message, field for field what {@code TaskMessage.to_json} makes
  * (tx, records, rows, bytes, epoch; write_ms the time spent appending,
  * prepare_ms the PREPARE's append and sync). An abort entry landing after the
@@ -157,7 +158,8 @@ public final class TaskWrite {
             }
             written = System.nanoTime();
             appender.prepare(tx, XidEncoder.encode(plan.logUri(), plan.query(), plan.batch(),
-                    identity.partition(), identity.attempt(), identity.task(), epoch), true);
+                    identity.partition(), identity.attempt(), identity.task(), epoch,
+                    System.currentTimeMillis()), true);
             prepared = true;
             done = System.nanoTime();
         } catch (IOException | RuntimeException | Error error) {

@@ -39,7 +39,7 @@ public record TaskWriteOptions(AppendConfig appendConfig, boolean createDirs, lo
             "checkForCorruptFiles", "archive", "archiveDirectory", "lockWait", "recover",
             "retention", "addressFullPolicy", "pageSizeBytes", "maintenancePriority",
             "maintenanceBytesPerSecond", "commitLogCheckpointInterval", "commitLogRetainBatches",
-            "commitLogRetainTime");
+            "commitLogRetainTime", "undecidedWarnAfter");
     /** laneIdleTimeout's default, ns: how long an idle writer keeps its lane (LaneWriters). */
     private static final long IDLE_NANOS = 60_000_000_000L;
     /** Not enforced by the JVM writer: the one value each may have here. */

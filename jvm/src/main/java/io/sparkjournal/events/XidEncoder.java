@@ -12,7 +12,7 @@ import java.nio.charset.StandardCharsets;
  * <pre>json.dumps({"kind": "sparkjournal-2pc", **asdict(xid)}, sort_keys=True).encode()</pre>
  *
  * That is: the keys in sorted order (attempt, batch, epoch, kind, log,
- * partition, query, task; "epoch" written even when 0), {@code ", "} between items and {@code ": "} after keys,
+ * partition, prepared_at_ms, query, task; each written even when 0), {@code ", "} between items and {@code ": "} after keys,
  * integers in decimal, strings with Python's {@code ensure_ascii} escapes
  * ({@code \" \\ \n \r \t \b \f}, every other character outside space..'~' as
  * {@code \}{@code uXXXX} in lower-case hex, characters beyond the BMP as their
@@ -29,14 +29,14 @@ public final class XidEncoder {
     /** The XID bytes of {@code xid} (its decode gives back the same fields). */
     public static byte[] encode(BatchXid xid) {
         return encode(xid.log(), xid.query(), xid.batch(), xid.partition(), xid.attempt(),
-                xid.task(), xid.epoch());
+                xid.task(), xid.epoch(), xid.preparedAtMs());
     }
 
     /** The XID bytes of these fields (Python's BatchXid(log, query, batch, partition,
-     *  attempt, task, epoch).encode()). */
+     *  attempt, task, epoch, prepared_at_ms).encode()). */
     public static byte[] encode(String log, String query, long batch, long partition, long attempt,
-                                long task, long epoch) {
-        StringBuilder out = new StringBuilder(112 + log.length() + query.length());
+                                long task, long epoch, long preparedAtMs) {
+        StringBuilder out = new StringBuilder(144 + log.length() + query.length());
         out.append("{\"attempt\": ").append(attempt);
         out.append(", \"batch\": ").append(batch);
         out.append(", \"epoch\": ").append(epoch);
@@ -45,6 +45,7 @@ public final class XidEncoder {
         out.append(", \"log\": ");
         string(out, log);
         out.append(", \"partition\": ").append(partition);
+        out.append(", \"prepared_at_ms\": ").append(preparedAtMs);
         out.append(", \"query\": ");
         string(out, query);
         out.append(", \"task\": ").append(task);

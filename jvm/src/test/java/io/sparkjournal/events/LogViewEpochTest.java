@@ -193,6 +193,6 @@ public final class LogViewEpochTest {
 
     /** The outcome of {@code ref} whose PREPARE carries the XID of that epoch of the batch. */
     private static Outcome outcome(Path base, String query, long batch, long epoch, TxRef ref) throws Exception {
-        return new Resolver().outcome(XidEncoder.encode(base.toString(), query, batch, 0, 0, 1, epoch), ref);
+        return new Resolver().outcome(XidEncoder.encode(base.toString(), query, batch, 0, 0, 1, epoch, 0), ref);
     }
 }

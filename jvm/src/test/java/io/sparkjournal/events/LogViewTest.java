@@ -260,7 +260,7 @@ public final class LogViewTest {
     /** The outcome of {@code ref} prepared with the XID of epoch {@code epoch} of the batch. */
     private static Outcome outcome(Resolver resolver, String uri, String query, long batch, long epoch, TxRef ref)
             throws Exception {
-        return resolver.outcome(XidEncoder.encode(uri, query, batch, 0, 0, 1, epoch), ref);
+        return resolver.outcome(XidEncoder.encode(uri, query, batch, 0, 0, 1, epoch, 0), ref);
     }
 
     public static void testABatchIsDoneByItsEntryOrALaterDecidedOne() throws Exception {

@@ -14,17 +14,18 @@ public final class XidTest {
     }
 
     public static void testXidBytesArePythonsSortedAsciiJson() {
-        byte[] xid = XidEncoder.encode("/tmp/c\u00e9", "q\"1\uD83D\uDE00", 7, 3, 0, 12, 2);
-        // Python: BatchXid("/tmp/c\u00e9", 'q"1\U0001F600', 7, 3, 0, 12, 2).encode()
+        byte[] xid = XidEncoder.encode("/tmp/c\u00e9", "q\"1\uD83D\uDE00", 7, 3, 0, 12, 2, 1764250000123L);
+        // Python: BatchXid("/tmp/c\u00e9", 'q"1\U0001F600', 7, 3, 0, 12, 2, 1764250000123).encode()
         equal("{\"attempt\": 0, \"batch\": 7, \"epoch\": 2, \"kind\": \"sparkjournal-2pc\", \"log\": "
-                + "\"/tmp/c\\u00e9\", \"partition\": 3, \"query\": \"q\\\"1\\ud83d\\ude00\", "
-                + "\"task\": 12}", new String(xid, StandardCharsets.US_ASCII), "XID bytes");
+                + "\"/tmp/c\\u00e9\", \"partition\": 3, \"prepared_at_ms\": 1764250000123, "
+                + "\"query\": \"q\\\"1\\ud83d\\ude00\", \"task\": 12}",
+                new String(xid, StandardCharsets.US_ASCII), "XID bytes");
     }
 
-    public static void testEpochZeroIsWrittenToo() {
+    public static void testEpochAndPrepareTimeAreWrittenWhenZeroToo() {
         // Python: BatchXid("l", "q", 5).encode()
         equal("{\"attempt\": 0, \"batch\": 5, \"epoch\": 0, \"kind\": \"sparkjournal-2pc\", \"log\": \"l\", "
-                + "\"partition\": -1, \"query\": \"q\", \"task\": -1}",
+                + "\"partition\": -1, \"prepared_at_ms\": 0, \"query\": \"q\", \"task\": -1}",
                 new String(XidEncoder.encode(new BatchXid("l", "q", 5, -1, 0, -1)), StandardCharsets.US_ASCII),
                 "XID bytes of epoch 0");
     }
@@ -33,7 +34,7 @@ public final class XidTest {
         BatchXid[] xids = {
             new BatchXid("file:///data/_commits", "3f2a-\u00fcber\n\t", Long.MAX_VALUE, -1, 0, -1),
             new BatchXid("", "", 0, Long.MIN_VALUE, 5, 77),
-            new BatchXid("l", "q", 3, 1, 0, 9, 4),
+            new BatchXid("l", "q", 3, 1, 0, 9, 4, 1764250000000L),
         };
         for (BatchXid xid : xids) {
             equal(xid, BatchXid.decode(XidEncoder.encode(xid)), "decode of encode of " + xid);
@@ -56,7 +57,7 @@ public final class XidTest {
     public static void testFieldsAreReadAsPythonsStrAndIntReadThem() throws Exception {
         BatchXid xid = BatchXid.decode(("{\"kind\": \"sparkjournal-2pc\", \"log\": 5, \"query\": "
                 + "\"q\", \"batch\": \"12\"}").getBytes(StandardCharsets.UTF_8));
-        equal(new BatchXid("5", "q", 12, -1, 0, -1, 0), xid, "decode with Python's defaults (epoch 0)");
+        equal(new BatchXid("5", "q", 12, -1, 0, -1, 0, 0), xid, "decode with Python's defaults (epoch 0)");
         BatchXid later = BatchXid.decode(("{\"kind\": \"sparkjournal-2pc\", \"log\": \"l\", \"query\": "
                 + "\"q\", \"batch\": 1, \"epoch\": \"3\"}").getBytes(StandardCharsets.UTF_8));
         equal(3L, later.epoch(), "epoch as Python's int() reads it");
