@@ -42,7 +42,7 @@ SCENARIOS = ["full_read", "pruned_to_one_column", "filter_on_batch_id", "filter_
 # scenario -> what both readers' errors must say
 ERRORS = {"unknown_column": "column nope is not in this journal",
           # Spark elides the middle of the Python worker's message: compare the end of the list
-          "unknown_option": "retention, syncNonTransactional, syncTransactional, userVersion)",
+          "unknown_option": "syncNonTransactional, syncTransactional, undecidedWarnAfter, userVersion)",
           "corrupt_record": "is corrupt at offset 4096",
           "paged_file_changed": "bytes, its PAGE record says",
           "paged_file_missing": ", named by a live PAGE record, is missing"}

@@ -174,7 +174,9 @@ def test_prepare_xid_is_byte_equal_to_python_batch_xid_encode(tool, tmp_path):
                       [body_file(tmp_path, "a", 0, 5, query, 12)])
     (prepared,) = prepared_by_tx(os.path.join(journal[0], out["lane"])).values()
     assert prepared.tx_id == out["tx"]
-    expected = BatchXid(log_uri, query, 12, 3, 2, 1000 + 30 + 2).encode()
+    written_at = BatchXid.decode(prepared.xid).prepared_at_ms      # the task's clock
+    assert written_at > 0
+    expected = BatchXid(log_uri, query, 12, 3, 2, 1000 + 30 + 2, 0, written_at).encode()
     assert bytes(prepared.xid) == expected
 
 

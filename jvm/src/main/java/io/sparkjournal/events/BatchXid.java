@@ -16,7 +16,8 @@ import java.math.BigInteger;
  * object, another "kind", a missing "log", "query" or "batch", or a value
  * Python's {@code int()} refuses. "epoch" is the write epoch the task wrote
  * at (COMMIT_LOG.md, "XIDs"), 0 when absent; "prepared_at_ms" when the task
- * prepared (ms since the Unix epoch; 0 when absent: not known), informational. Where Python lets an error escape (a float
+ * prepared (ms since the Unix epoch; 0 when absent: not known), informational.
+ * Where Python lets an error escape (a float
  * infinity as a number: OverflowError; nesting past the recursion limit) this
  * throws {@link EventsException}. "log" and "query" are Python's {@code str()}
  * of their values. Differences from Python: a batch outside the long range is

@@ -45,8 +45,8 @@ public final class CommittedLane {
      * Every lane of {@code view}, by key: the checkpoint's lanes in (node,
      * lane) order with their counts, then lanes first named by the entries
      * after it (queries in code point order, batches ascending, txs as
-     * listed), abort entries skipped. Each commit entry adds its batch once to every lane it names and once
-     * to every node it names. A lane the checkpoint does not know takes host
+     * listed), abort entries skipped. Each commit entry adds its batch once
+     * to every lane it names and once to every node it names. A lane the checkpoint does not know takes host
      * and root from the first tx naming it: "host" if truthy, else the part of
      * the node id after its last '@'; "root" if truthy, else "".
      */

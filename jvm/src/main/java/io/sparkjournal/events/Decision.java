@@ -25,13 +25,12 @@ import java.util.Set;
  * {@code str()} of whatever it holds, "batch" and "committed_at_ms" as
  * Python's {@code int()}; "epoch", if present, a whole number of 0 or more
  * (0 when absent) and "aborted", if present, a boolean (false when absent;
- * an abort entry's "txs" is empty).
- * A "format" that is an integer above 1 is
+ * an abort entry's "txs" is empty). A "format" that is an integer above 1 is
  * {@link FormatVersionException}; anything else that does not hold is
  * {@link CommitLogException} naming the entry and saying not to delete it.
- * Differences from Python: "batch", "committed_at_ms" and "epoch" must fit a long (a
- * CommitLogException otherwise; Python takes any integer), and a format above
- * 2^63 - 1 is reported as 2^63 - 1.
+ * Differences from Python: "batch", "committed_at_ms" and "epoch" must fit a
+ * long (a CommitLogException otherwise; Python takes any integer), and a
+ * format above 2^63 - 1 is reported as 2^63 - 1.
  */
 public final class Decision {
 

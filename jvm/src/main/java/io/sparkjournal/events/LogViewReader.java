@@ -15,10 +15,11 @@ import java.util.TreeSet;
  *   <li>list {@code _checkpoints/} and take the newest readable checkpoint
  *       ({@link Checkpoints});</li>
  *   <li>list each query folder (every folder but {@code _checkpoints} and
- *       {@code _times}, and the folder of each query the checkpoint knows) and read the latest entry (the
- *       highest epoch listed) of every batch above the checkpoint's
- *       {@code through} of that query: of every batch for a query it does not know. Batch ids may have gaps: an entry past one is
- *       in the view. A {@code batch-write-*} query whose batch 0 is folded is
+ *       {@code _times}, and the folder of each query the checkpoint knows)
+ *       and read the latest entry (the highest epoch listed) of every batch
+ *       above the checkpoint's {@code through} of that query: of every batch
+ *       for a query it does not know. Batch ids may have gaps: an entry past
+ *       one is in the view. A {@code batch-write-*} query whose batch 0 is folded is
  *       not listed;</li>
  *   <li>list {@code _checkpoints/} again: if its highest seq changed,
  *       retention may have removed entries being read, so start over from

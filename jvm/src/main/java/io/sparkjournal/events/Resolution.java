@@ -8,8 +8,8 @@ import java.util.Map;
  * One pass of outcomes (a lane's prepared transactions, one plan): each
  * commit log an XID names is viewed once, at its first use in the pass, and
  * every outcome of the pass is decided against that view
- * ({@link LogView#outcome}, at the XID's epoch). Not thread-safe: one pass, one thread. Errors
- * as {@link Resolver#outcome}.
+ * ({@link LogView#outcome}, at the XID's epoch). Not thread-safe: one pass,
+ * one thread. Errors as {@link Resolver#outcome}.
  */
 public final class Resolution {
 

@@ -5,8 +5,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Phase two of the two-phase commit as a reader sees it: a prepared
- * transaction's XID ({@link BatchXid}) names its batch, epoch and commit log, and
- * its outcome is that log's view's (COMMIT_LOG.md, "Outcome of a prepared
+ * transaction's XID ({@link BatchXid}) names its batch, epoch and commit log,
+ * and its outcome is that log's view's (COMMIT_LOG.md, "Outcome of a prepared
  * transaction"; {@link LogView#outcome}): COMMITTED, ABORTED, UNDECIDED
  * (invisible: presumed aborted), or FOREIGN if the XID is not this sink's.
  *

@@ -26,12 +26,12 @@ import java.util.logging.Logger;
  * ({@link PreparedEnding}), appends every body as an ADD_TX record of user type
  * EVENTS (1) with fresh record ids in ONE new transaction, PREPAREs it with the
  * task's XID ({@link XidEncoder}, carrying the write epoch and the time of the
- * PREPARE) synced, and returns
- * the commit message, field for field what {@code TaskMessage.to_json} makes
- * (tx, records, rows, bytes, epoch; write_ms the time spent appending,
- * prepare_ms the PREPARE's append and sync). An abort entry landing after the
- * epoch was taken aborts the transaction (the driver, finding its tasks' epochs
- * differ or its entry's name taken, fails the batch). The lane's writer goes back to this JVM's pool when the task
+ * PREPARE) synced, and returns the commit message, field for field what
+ * {@code TaskMessage.to_json} makes (tx, records, rows, bytes, epoch; write_ms
+ * the time spent appending, prepare_ms the PREPARE's append and sync). An
+ * abort entry landing after the epoch was taken aborts the transaction (the
+ * driver, finding its tasks' epochs differ or its entry's name taken, fails
+ * the batch). The lane's writer goes back to this JVM's pool when the task
  * succeeded (the next task on this root takes it with no load,
  * {@link LaneWriters}), and is closed when it failed.
  *
