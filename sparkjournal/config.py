@@ -208,6 +208,13 @@ READ = OptionTable(
     Option("allowPartialRead", Flag(), False,
            "true: a read that cannot reach a node holding committed events reads the rest and "
            "logs exactly which hosts, lanes and batches it left out, instead of failing"),
+    Option("missingHostWait", Time(), 5_000_000_000,
+           "how long planning waits for a host holding committed lanes to have a live executor",
+           longer="how long planning waits for a host holding committed lanes to have a live "
+                  "executor, once the application is past Spark's "
+                  "spark.scheduler.maxRegisteredResourcesWaitingTime since its start (executors "
+                  "still registering are waited for that long); a node forgotten with "
+                  "`sparkjournal nodes --forget` is never waited for"),
     Option("startingBatchId", Whole(0), None, "only events of batches with this id or later",
            accepted="a batch id (a whole number from 0 up)"),
     Option("startingTimestamp", Instant(), None, "only events committed at or after this time"),

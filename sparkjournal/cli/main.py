@@ -100,6 +100,20 @@ def build_parser() -> argparse.ArgumentParser:
     status.add_argument("--commit-log", metavar="URI", help="where the writers' decisions live")
     status.add_argument("--json", action="store_true", help="machine-readable output")
 
+    nodes = _command(commands, "nodes", "nodes:run",
+                     "List every node the commit log names (host, lanes, committed batches and "
+                     "events, last seen); --forget declares one gone for good, --restore brings "
+                     "it back.")
+    nodes.add_argument("path", metavar="PATH", help="the journal path")
+    nodes.add_argument("--commit-log", metavar="URI", help="where the writers' decisions live")
+    change = nodes.add_mutually_exclusive_group()
+    change.add_argument("--forget", metavar="NODE", help="a node id (uuid@host): reads stop "
+                        "requiring and reading its lanes and report its events as forgotten")
+    change.add_argument("--restore", metavar="NODE", help="a forgotten node id: reads require "
+                        "and read its lanes again")
+    nodes.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    nodes.add_argument("--json", action="store_true", help="machine-readable output")
+
     abort = _command(commands, "abort", "abort:run",
                      "Decide an undecided batch as aborted: its prepared transactions roll back "
                      "and release the streams they hold; a replay of the batch writes it again.")

@@ -62,7 +62,7 @@ FORMAT = 1
 SCHEMA_FILE = "schema.arrow"
 LOG_ID_FILE = "LOG_ID"
 CACHED_DECISIONS = 4096
-OWN_FOLDERS = ("_checkpoints", "_times")
+OWN_FOLDERS = ("_checkpoints", "_times", "_forgotten")
 
 
 class CommitLogError(SparkJournalError):

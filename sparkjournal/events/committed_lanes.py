@@ -41,12 +41,38 @@ class CommittedLane:
 def committed_lanes(shared) -> dict[tuple[str, str], CommittedLane]:
     """{(node id, lane name): CommittedLane} of every lane the log's view names
     (``shared``: resolve.shared_log's LogState; the view is refreshed): its
-    checkpoint with the entries after it folded in."""
+    checkpoint with the entries after it folded in - but a forgotten node's
+    lanes (forgotten.py), which no read requires."""
     view = shared.view(refresh=True) if isinstance(shared, LogState) else shared
     state = view.checkpoint.with_entries(view.entries)
     return {key: CommittedLane(lane.node, lane.host, lane.root, lane.lane, lane.batches,
                                state.nodes[lane.node].batches)
-            for key, lane in state.lanes.items()}
+            for key, lane in state.lanes.items() if lane.node not in view.forgotten}
+
+
+@dataclasses.dataclass(frozen=True)
+class ForgottenEvents:
+    """What reads leave out because nodes were forgotten."""
+    nodes: tuple[str, ...]
+    batches: int                   # committed batches of those nodes (a batch once per node)
+    events: int                    # committed rows of those nodes, by the commit log
+
+    def line(self, path: str) -> str:
+        return (f"{path}: {self.events:,} committed events of {len(self.nodes)} forgotten "
+                f"node(s) ({', '.join(self.nodes)}) are not read (sparkjournal nodes --forget; "
+                f"--restore brings a node back)") if self.nodes else ""
+
+
+def forgotten_events(shared) -> ForgottenEvents:
+    """The committed events the view credits to forgotten nodes."""
+    view = shared.view() if isinstance(shared, LogState) else shared
+    if not view.forgotten:
+        return ForgottenEvents((), 0, 0)
+    state = view.checkpoint.with_entries(view.entries)
+    nodes = sorted(view.forgotten)
+    counts = [state.nodes.get(node) for node in nodes]
+    return ForgottenEvents(tuple(nodes), sum(c.batches for c in counts if c),
+                           sum(c.rows for c in counts if c))
 
 
 def by_node(lanes) -> dict[str, list[CommittedLane]]:

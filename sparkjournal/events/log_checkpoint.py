@@ -67,6 +67,8 @@ class LaneState:
 class NodeState:
     batches: int = 0
     rows: int = 0
+    bytes: int = 0                   # optional in the file (0: not known)
+    last_committed_at_ms: int = 0    # its newest decided batch's time; optional (0: not known)
 
 
 @dataclasses.dataclass
@@ -110,6 +112,8 @@ class Checkpoint:
             lane.add_tx(int(tx["tx"]))
             node = self.nodes.setdefault(tx["node"], NodeState())
             node.rows += rows
+            node.bytes += int(tx.get("bytes", 0))
+            node.last_committed_at_ms = max(node.last_committed_at_ms, decision.committed_at_ms)
             if tx["node"] not in nodes_counted:
                 node.batches += 1
                 nodes_counted.add(tx["node"])
@@ -174,7 +178,9 @@ def parse(raw: bytes, where: str, seq: int | None = None) -> Checkpoint:
                              [list(r) for r in ranges])
             made.lanes[(lane.node, lane.lane)] = lane
         for entry in _list(data, "nodes"):
-            made.nodes[_str(entry, "node")] = NodeState(_int(entry, "batches"), _int(entry, "rows"))
+            made.nodes[_str(entry, "node")] = NodeState(
+                _int(entry, "batches"), _int(entry, "rows"), _int(entry, "bytes", 0),
+                _int(entry, "last_committed_at_ms", 0))
         for name, keys in (("queries", list(made.queries)), ("lanes", list(made.lanes)),
                            ("nodes", list(made.nodes))):
             if len(keys) != len(data[name]) or keys != sorted(keys) or len(set(keys)) != len(keys):
@@ -188,7 +194,10 @@ def _whole(value) -> bool:
     return type(value) is int
 
 
-def _int(entry: dict, key: str) -> int:
+def _int(entry: dict, key: str, absent: int | None = None) -> int:
+    """A whole-number field; ``absent`` stands in for an optional one."""
+    if absent is not None and key not in entry:
+        return absent
     value = entry[key]
     if not _whole(value):
         raise ValueError(f"{key} must be a whole number, not {value!r}")

@@ -21,6 +21,7 @@ import logging
 import threading
 
 from .commit_log import CommitLog, CommitLogError, Decision, TxRef
+from .forgotten import read_forgotten
 from .log_checkpoint import Checkpoint, CheckpointDamage, parse
 
 log = logging.getLogger("sparkjournal.commitlog")
@@ -35,6 +36,7 @@ class LogView:
     checkpoint: Checkpoint
     checkpoint_name: str | None                       # None: no checkpoint (every entry)
     entries: dict                  # query -> {batch: its latest Decision}, past through
+    forgotten: dict = dataclasses.field(default_factory=dict)   # node -> ForgottenNode
 
     def decision(self, query: str, batch: int) -> Decision | None:
         """The batch's latest entry in the view (commit or abort), None if none."""
@@ -160,7 +162,7 @@ def build(commit_log: CommitLog, previous: LogView | None = None) -> LogView:
         entries = entries_after(commit_log, checkpoint, entries)
         again = checkpoint_names(commit_log)
         if again[:1] == names[:1]:
-            return LogView(checkpoint, name, entries)
+            return LogView(checkpoint, name, entries, read_forgotten(commit_log))
         names = again
     raise CommitLogError(f"commit log {commit_log.uri}: a newer checkpoint appeared during each "
                          f"of {ROUNDS} reads of its view, so none could be read whole; retry, and "

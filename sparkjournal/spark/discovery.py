@@ -8,11 +8,13 @@ root's NODE_ID and lane folders, and says which host name and executor it ran
 on. A task Spark ran on another executor than asked (a preference is not a
 guarantee) still reports truly where it ran; the executor it was meant for is
 asked again in the next round. Rounds go on while a node in ``wanted_nodes``
-(the nodes the commit log says hold committed data) is not found yet and
-executors that were not asked yet register, until the placement wait
-(``spark.scheduler.maxRegisteredResourcesWaitingTime``, 30s by default) ends:
-a host that has not come back by then is reported missing by the caller
-(lane_plan.py), never skipped in silence.
+(the nodes the commit log says hold committed data, forgotten ones left out)
+is not found yet and executors that were not asked yet register, until the
+placement wait ends: ``wait_s`` (the read option missingHostWait) from now,
+or, while the application is young, Spark's registration wait
+(``spark.scheduler.maxRegisteredResourcesWaitingTime``, 30s by default) from
+its start. A host that has not come back by then is reported missing by the
+caller (lane_plan.py), never skipped in silence.
 
 Read-only: a survey task opens no lane and takes no lock.
 """
@@ -75,13 +77,14 @@ class ClusterView:
             all(survey.nodes == frozenset(nodes) for survey in self.surveys)
 
 
-def survey(sc, path: str, wanted_nodes: set) -> ClusterView:
+def survey(sc, path: str, wanted_nodes: set, wait_s: float = 5.0) -> ClusterView:
     """The cluster as its executors see ``path`` (module doc)."""
     from .locality import located_rdd
     started = time.monotonic()
     conf = sc._jsc.sc().conf()
-    deadline = started + conf.getTimeAsMs("spark.scheduler.maxRegisteredResourcesWaitingTime",
-                                          "30s") / 1e3
+    registering = conf.getTimeAsMs("spark.scheduler.maxRegisteredResourcesWaitingTime", "30s")
+    young_for_s = (sc.startTime + registering) / 1e3 - time.time()
+    deadline = started + max(wait_s, young_for_s)
     surveys: dict[str, HostSurvey] = {}            # by executor id
     quiet_rounds = 0
     while True:

@@ -18,8 +18,9 @@ import os
 import socket
 
 from ..errors import SparkJournalError
-from ..events.committed_lanes import committed_lanes, describe_nodes
+from ..events.committed_lanes import committed_lanes, describe_nodes, forgotten_events
 from ..events.resolve import shared_log
+from ..events.forgotten import quarantined
 from ..events.visible_events import node_lanes
 
 log = logging.getLogger("sparkjournal.read")
@@ -34,8 +35,18 @@ def driver_lanes(path: str, log_uri: str, allow_partial: bool, reader: str):
     holding committed events is among them (module doc)."""
     # The log first: a lane a decision names was written before the decision,
     # so a listing taken after it sees the lane (no race with a running sink).
-    committed = committed_lanes(shared_log(log_uri))
-    seen = list(node_lanes(path))
+    state = shared_log(log_uri)
+    committed = committed_lanes(state)
+    forgotten = state.view().forgotten
+    seen = []
+    for lane, node in node_lanes(path):
+        if node in forgotten:
+            quarantined(path, node, [socket.gethostname()])
+        else:
+            seen.append((lane, node))
+    lost = forgotten_events(state)
+    if lost.nodes:
+        log.warning("%s", lost.line(path))
     reached = {(node, os.path.basename(lane)) for lane, node in seen}
     missing = [lane for key, lane in sorted(committed.items()) if key not in reached]
     if not missing:

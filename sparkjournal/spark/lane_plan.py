@@ -22,7 +22,9 @@ import logging
 import os
 
 from ..errors import SparkJournalError
-from ..events.committed_lanes import CommittedLane, by_node, committed_lanes, describe_nodes
+from ..events.committed_lanes import (CommittedLane, ForgottenEvents, by_node, committed_lanes,
+                                      describe_nodes, forgotten_events)
+from ..events.forgotten import quarantined
 from ..events.lane_scan import LaneSlice
 from ..events.pruning import Predicate
 from ..events.resolve import shared_log
@@ -59,6 +61,7 @@ class LanePlan:
     why: dict[str, str]                    # node id -> why it was not reached
     shared_view: bool                      # the driver and every executor see every root
     view: ClusterView
+    forgotten: ForgottenEvents = ForgottenEvents((), 0, 0)    # not read: nodes forgotten
 
     def left_out_line(self) -> str:
         if not self.left_out:
@@ -68,12 +71,17 @@ class LanePlan:
 
 def plan_lanes(sc, path: str, log_uri: str, *, doing: str = "reading",
                allow_partial: bool = False, predicate: Predicate = Predicate(),
-               skip_corrupt: bool = False) -> LanePlan:
-    committed = committed_lanes(shared_log(log_uri))
-    view = survey(sc, path, {lane.node for lane in committed.values()})
+               skip_corrupt: bool = False, wait_s: float = 5.0) -> LanePlan:
+    state = shared_log(log_uri)
+    committed = committed_lanes(state)
+    forgotten = state.view().forgotten
+    view = survey(sc, path, {lane.node for lane in committed.values()}, wait_s)
     _check_node_ids(path, view)
     lanes, locations, reached = [], [], set()
     for node in sorted({n for survey_ in view.surveys for n in survey_.nodes}):
+        if node in forgotten:
+            quarantined(path, node, [h.host_name for h, _root in view.holders(node)])
+            continue
         holders = view.holders(node)
         root = holders[0][1]
         executors = [survey_.executor for survey_, seen in holders if seen.root == root.root]
@@ -94,10 +102,14 @@ def plan_lanes(sc, path: str, log_uri: str, *, doing: str = "reading",
             f"{{host}}/{{executor}} placeholders and commitLog")
     driver_nodes = {node for _lane, node in node_lanes(path) if node}
     plan = LanePlan(path, log_uri, lanes, locations, missing, why,
-                    bool(driver_nodes) and view.every_executor_sees(driver_nodes), view)
+                    bool(driver_nodes) and view.every_executor_sees(driver_nodes), view,
+                    forgotten_events(state))
     if missing:
         log.warning("%s", plan.left_out_line())
+    if plan.forgotten.nodes:
+        log.warning("%s", plan.forgotten.line(path))
     return plan
+
 
 
 def _check_node_ids(path: str, view: ClusterView) -> None:

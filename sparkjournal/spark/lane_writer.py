@@ -44,6 +44,7 @@ from . import worker_heap
 from .lane_cache import drop_writer, using
 from ..events import event_records
 from ..events.resolve import commit_log, resolve_lane, shared_log
+from ..events.forgotten import ForgottenNodeError, refuse_forgotten_root
 from ..events.xid import BatchXid
 from .task_message import MESSAGE_SCHEMA, TaskIdentity, TaskMessage
 
@@ -106,6 +107,10 @@ def write_task(batches, plan: WritePlan) -> TaskMessage | None:
             writer = stack.enter_context(using(plan.path, plan.options))
         except Exception as error:
             raise SinkTaskError(f"{where}: cannot open a lane of {plan.path}: {error}") from error
+        try:
+            refuse_forgotten_root(state.view().forgotten, writer.node, writer.root)
+        except ForgottenNodeError as error:
+            raise SinkTaskError(f"{where}: {error}") from error
         return _write_prepared(writer, batches, plan, identity,
                                f"{where}, lane {writer.journal.directory}")
 

@@ -72,7 +72,8 @@ def located_read(spark, path: str, *, native_pages: bool = True, columns=None,
     read_options, log_uri, stored = source._read_setup()
     predicate = read_options.start_predicate()
     plan = plan_lanes(sc, path, log_uri, doing="reading", allow_partial=read_options.allow_partial,
-                      predicate=predicate, skip_corrupt=read_options.skip_corrupt)
+                      predicate=predicate, skip_corrupt=read_options.skip_corrupt,
+                      wait_s=read_options.missing_host_wait_s)
     lanes = plan.lanes
     pages = plan_pages(lanes, predicate, read_options.journal) \
         if native_pages and plan.shared_view else {}

@@ -29,6 +29,7 @@ class ReadOptions:
     starting_time: datetime.datetime | None = None
     max_rows: int | None = None
     max_bytes: int | None = None
+    missing_host_wait_s: float = 5.0
 
     def start_predicate(self) -> Predicate:
         """The starting point as a pruning predicate (exact per record)."""
@@ -62,4 +63,5 @@ def parse_read_options(options) -> ReadOptions:
         path, sink.get("commitLog"), journal,
         skip_corrupt=read["skipCorrupt"], allow_partial=read["allowPartialRead"],
         starting_batch_id=read["startingBatchId"], starting_time=read["startingTimestamp"],
-        max_rows=read["maxRowsPerTrigger"], max_bytes=read["maxBytesPerTrigger"])
+        max_rows=read["maxRowsPerTrigger"], max_bytes=read["maxBytesPerTrigger"],
+        missing_host_wait_s=read["missingHostWait"] / 1e9)

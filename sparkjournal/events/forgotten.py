@@ -1,0 +1,118 @@
+"""Forgotten nodes (format/COMMIT_LOG.md, "Forgotten nodes"): nodes an
+operator declared gone for good with ``sparkjournal nodes --forget``. Their
+lanes are neither required nor read; writers refuse their roots; every read
+reports the events it leaves out because of them.
+
+Crash behaviour: a record is created exclusively (whole or absent) and
+removed by ``--restore`` with one delete; nothing else is written.
+Everything here is JSON; nothing read is unpickled or evaluated.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+
+from ..config_keys import one_path_segment
+from ..errors import FormatVersionError, SparkJournalError
+from .commit_log import CommitLog, CommitLogError
+
+log = logging.getLogger("sparkjournal.read")
+FOLDER = "_forgotten"
+FORMAT = 1
+
+
+class ForgottenNodeError(SparkJournalError):
+    """A write into a forgotten node's root, or a damaged forgotten-node record."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ForgottenNode:
+    node: str
+    forgotten_at_ms: int
+    batches: int
+    rows: int
+    bytes: int
+    lanes: tuple[str, ...]
+
+    def to_json(self) -> bytes:
+        return json.dumps({"format": FORMAT, **dataclasses.asdict(self),
+                           "lanes": list(self.lanes)}, sort_keys=True).encode()
+
+
+def _path(log: CommitLog, node: str) -> str:
+    if not one_path_segment(node):
+        raise SparkJournalError(f"{node!r} is not a node id (uuid@host, as `sparkjournal nodes` "
+                                f"lists them)")
+    return f"{log.base}/{FOLDER}/{node}.json"
+
+
+def parse(raw: bytes, where: str, node: str) -> ForgottenNode:
+    try:
+        data = json.loads(raw)
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+        found = data.get("format")
+        if type(found) is int and found > FORMAT:
+            raise FormatVersionError(where, found, FORMAT, "forgotten node record")
+        if found != FORMAT or data.get("node") != node:
+            raise ValueError(f"format {found!r} of node {data.get('node')!r}, expected format "
+                             f"{FORMAT} of node {node!r}")
+        counts = [data[k] for k in ("forgotten_at_ms", "batches", "rows", "bytes")]
+        lanes = data["lanes"]
+        if not all(type(c) is int for c in counts) or not isinstance(lanes, list) or \
+                not all(isinstance(lane, str) for lane in lanes):
+            raise ValueError("counts must be whole numbers and lanes a list of names")
+        return ForgottenNode(node, *counts, tuple(lanes))
+    except (ValueError, KeyError, TypeError, RecursionError) as error:
+        raise ForgottenNodeError(f"forgotten node record {where} is damaged ({error}): restore it "
+                                 f"from a backup, or delete it to restore the node") from error
+
+
+def read_forgotten(log: CommitLog) -> dict[str, ForgottenNode]:
+    """{node id: its record} of every forgotten node (one listing)."""
+    found = {}
+    for info in log.list_names(f"{log.base}/{FOLDER}"):
+        name = info.base_name
+        if not name.endswith(".json"):
+            continue                              # a *.tmp of a forget in progress
+        raw = log.read_bytes(info.path)
+        if raw is not None:                       # restored meanwhile
+            found[name[:-5]] = parse(raw, info.path, name[:-5])
+    return found
+
+
+def forget(log: CommitLog, record: ForgottenNode) -> bool:
+    """Records the node as forgotten; False if it already was."""
+    try:
+        return log.create_exclusive(_path(log, record.node), record.to_json())
+    except CommitLogError as error:
+        raise CommitLogError(f"{error}; the node was not forgotten") from error
+
+
+def restore(log: CommitLog, node: str) -> bool:
+    """Removes the node's record; False if it was not forgotten."""
+    path = _path(log, node)
+    if log.read_bytes(path) is None:
+        return False
+    log.delete([path])
+    return True
+
+
+def quarantined(path: str, node: str, hosts: list[str]) -> None:
+    """A forgotten node's root found live: its lanes stay out of the read."""
+    log.warning("%s: node %s is forgotten (sparkjournal nodes --forget) but its root is back on "
+                "host(s) %s: its lanes stay out of every read (quarantined) until `sparkjournal "
+                "nodes %s --restore %s`", path, node, ", ".join(sorted(set(hosts))) or "this host",
+                path, node)
+
+
+def refuse_forgotten_root(forgotten: dict, node: str, root: str) -> None:
+    """A writer's check before it writes into ``root`` (NODE_ID ``node``)."""
+    record = forgotten.get(node)
+    if record is not None:
+        raise ForgottenNodeError(
+            f"root {root} carries NODE_ID {node}, which an operator forgot (sparkjournal nodes "
+            f"--forget): nothing written here would be read. Bring the node back with "
+            f"`sparkjournal nodes PATH --restore {node}`, or give this host a fresh root "
+            f"(move the old one aside)")
