@@ -39,7 +39,7 @@ BAD_JOURNAL_VALUES = {
 BAD_READ_VALUES = {
     "skipCorrupt": "perhaps", "allowPartialRead": "half", "startingBatchId": "yesterday",
     "startingTimestamp": "last week",
-    "maxRowsPerTrigger": 0, "maxBytesPerTrigger": "a lot",
+    "maxRowsPerTrigger": 0, "maxBytesPerTrigger": "a lot", "missingHostWait": "a while",
 }
 BAD_WRITE_VALUES = {"txnAppId": "team/app", "commitLog": " ", "smallBatchRows": "-1",
                     "writer": "scala"}
