@@ -95,3 +95,42 @@ def test_abort_releases_a_stream_held_by_a_killed_writer_and_its_replay_lands_on
                         .select("id").collect())
     assert batch_read == expected
     assert sorted(seen) == expected
+
+
+def abort_from_a_task(path: str, query: str, batch: int):
+    """A UDF that runs `sparkjournal abort` once, from inside the batch's own
+    task, after the task began writing: the operator's abort lands between
+    the task's start and its driver's commit."""
+    from pyspark.sql import functions
+
+    def run(value):
+        marker = os.path.join(path, f".aborted-{batch}")
+        if not os.path.exists(marker):
+            open(marker, "w").close()
+            from sparkjournal.cli.main import main as command
+            assert command(["abort", path, "--query", query, "--batch", str(batch), "--yes"]) == 0
+        return value
+    return functions.udf(run, "long")
+
+
+@pytest.mark.parametrize("writer", ["python", "jvm"])
+def test_the_abort_and_the_drivers_commit_race_for_one_entry_both_ways(spark, tmp_path, writer):
+    from sparkjournal.events.commit_log import BatchAbortedError
+    path = str(tmp_path / "journal")
+    sink = JournalSink(path, txnAppId="raced", smallBatchRows=0, writer=writer)
+    sink(spark.range(0, 100, numPartitions=1).selectExpr("id"), 0)
+    # The abort lands first: the driver's commit of batch 1 fails, naming the abort.
+    racing = spark.range(100, 200, numPartitions=1).select(
+        abort_from_a_task(path, "raced", 1)("id").alias("id"))
+    with pytest.raises(BatchAbortedError, match="aborted by an operator"):
+        sink(racing, 1)
+    ids = sorted(r.id for r in spark.read.format("sparkjournal").load(path).select("id").collect())
+    assert ids == list(range(100)), "nothing of the aborted epoch is visible"
+    # The query restarts: Spark replays batch 1, which the sink writes again at epoch 1.
+    sink(spark.range(100, 200, numPartitions=1).selectExpr("id"), 1)
+    ids = sorted(r.id for r in spark.read.format("sparkjournal").load(path).select("id").collect())
+    assert ids == list(range(200))
+    # The commit lands first: the abort is refused and changes nothing.
+    assert main(["abort", path, "--query", "raced", "--batch", "1", "--yes"]) == 1
+    assert sorted(r.id for r in spark.read.format("sparkjournal").load(path)
+                  .select("id").collect()) == list(range(200))

@@ -26,7 +26,9 @@ pytest.importorskip("pyspark")
 sys.path.insert(0, os.path.dirname(__file__))
 from bed.cluster_bed import ClusterBed, unshare_unavailable  # noqa: E402
 
+from sparkjournal.cli.main import main as command
 from sparkjournal.events.commit_log import CommitLog
+from sparkjournal.events.log_state import LogState
 from sparkjournal.spark import connector  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -442,3 +444,31 @@ def test_host_down_at_read_time_fails_naming_it_and_reads_all_once_back(bed):
     assert "FAILED: not reached:" in compact.stdout
     back = drive(bed, "hostdown", [{"do": "read"}])[0]
     assert back["ids"] == expected_ids(stream)
+
+
+def test_host_lost_for_good_is_forgotten_then_stays_out_until_restored(bed):
+    stream = drive(bed, "forgot", [{"do": "stream", "batches": 2, "rows": ROWS,
+                                    "query": "forgot"}])[0]
+    gone = bed.host_names[1]
+    assert lanes_on(bed, gone, "forgot"), "the host to lose holds lanes"
+    node = (bed.private(gone) / "forgot" / "NODE_ID").read_text().strip()
+    path, commits = str(bed.node_root / "forgot"), str(bed.shared / "forgot" / "commits")
+    view = LogState(commits).view(refresh=True)
+    lost = view.checkpoint.with_entries(view.entries).nodes[node].rows
+    bed.kill_host(gone)
+    try:
+        assert command(["nodes", path, "--commit-log", commits, "--forget", node, "--yes"]) == 0
+        read, where = drive(bed, "forgot", [{"do": "read"}, {"do": "where_read"}])
+    finally:
+        bed.restart_host(gone)
+    every = expected_ids(stream)
+    assert "error" not in read, read
+    assert read["forgotten"] == lost and len(read["ids"]) + lost == len(every)
+    assert set(read["ids"]) < set(every) and read["hosts"] == [bed.host_names[0]]
+    assert read["waited_s"] < 15, "a forgotten node is not waited for"
+    assert where["ids"] == read["ids"], "the JVM reader leaves the same node out"
+    back = drive(bed, "forgot", [{"do": "read"}])[0]            # its root is back: quarantined
+    assert back["ids"] == read["ids"] and back["forgotten"] == lost
+    assert command(["nodes", path, "--commit-log", commits, "--restore", node, "--yes"]) == 0
+    restored = drive(bed, "forgot", [{"do": "read"}, {"do": "where_read"}])
+    assert restored[0]["ids"] == every and restored[1]["ids"] == every

@@ -293,7 +293,10 @@ class CommitLog:
                 self._write(path, decision.to_json())
                 created = True
         except CommitLogError as error:
-            raise CommitLogError(f"{error}. The batch was not decided (its prepared data "
+            if aborted:
+                raise CommitLogError(f"{error}. The batch was not aborted; fix the commit log "
+                                     f"location and retry") from error
+            raise CommitLogError(f"{error}. The batch was not committed (its prepared data "
                                  f"stays invisible); fix the commit log location and restart "
                                  f"the query") from error
         if not created:

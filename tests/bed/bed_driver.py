@@ -128,7 +128,8 @@ class Bed:
         frame, plan = located_read(self.spark, self.path, columns=["id", "_host"], **options)
         rows = frame.collect()
         return {"ids": sorted(row.id for row in rows), "hosts": sorted({row._host for row in rows}),
-                "lanes": len(plan.lanes), "left_out": plan.left_out_line()}
+                "lanes": len(plan.lanes), "left_out": plan.left_out_line(),
+                "forgotten": plan.forgotten.events, "waited_s": plan.view.waited_s}
 
     def format_read(self, step: dict) -> dict:
         frame = self.spark.read.format("sparkjournal").option("commitLog", self.log).load(self.path)
