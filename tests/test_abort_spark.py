@@ -99,38 +99,48 @@ def test_abort_releases_a_stream_held_by_a_killed_writer_and_its_replay_lands_on
 
 def abort_from_a_task(path: str, query: str, batch: int):
     """A UDF that runs `sparkjournal abort` once, from inside the batch's own
-    task, after the task began writing: the operator's abort lands between
-    the task's start and its driver's commit."""
+    task, half a second into it: the operator's abort lands while the batch is
+    being written, usually after the task read its epoch (then the driver's
+    commit loses the race), at times before (then the task writes the next
+    epoch at once)."""
     from pyspark.sql import functions
 
     def run(value):
         marker = os.path.join(path, f".aborted-{batch}")
         if not os.path.exists(marker):
             open(marker, "w").close()
+            import time
+            time.sleep(0.5)
             from sparkjournal.cli.main import main as command
             assert command(["abort", path, "--query", query, "--batch", str(batch), "--yes"]) == 0
         return value
     return functions.udf(run, "long")
 
 
+def journal_ids(spark, path: str) -> list[int]:
+    return sorted(r.id for r in spark.read.format("sparkjournal").load(path).select("id").collect())
+
+
 @pytest.mark.parametrize("writer", ["python", "jvm"])
-def test_the_abort_and_the_drivers_commit_race_for_one_entry_both_ways(spark, tmp_path, writer):
+def test_an_abort_racing_the_drivers_commit_loses_and_doubles_nothing(spark, tmp_path, writer):
     from sparkjournal.events.commit_log import BatchAbortedError
     path = str(tmp_path / "journal")
     sink = JournalSink(path, txnAppId="raced", smallBatchRows=0, writer=writer)
     sink(spark.range(0, 100, numPartitions=1).selectExpr("id"), 0)
-    # The abort lands first: the driver's commit of batch 1 fails, naming the abort.
     racing = spark.range(100, 200, numPartitions=1).select(
         abort_from_a_task(path, "raced", 1)("id").alias("id"))
-    with pytest.raises(BatchAbortedError, match="aborted by an operator"):
+    try:
         sink(racing, 1)
-    ids = sorted(r.id for r in spark.read.format("sparkjournal").load(path).select("id").collect())
-    assert ids == list(range(100)), "nothing of the aborted epoch is visible"
-    # The query restarts: Spark replays batch 1, which the sink writes again at epoch 1.
-    sink(spark.range(100, 200, numPartitions=1).selectExpr("id"), 1)
-    ids = sorted(r.id for r in spark.read.format("sparkjournal").load(path).select("id").collect())
-    assert ids == list(range(200))
-    # The commit lands first: the abort is refused and changes nothing.
+        lost_race = False                          # the abort came before the task's epoch
+    except BatchAbortedError as error:
+        assert "aborted by an operator" in str(error) and "Restart the query" in str(error)
+        assert journal_ids(spark, path) == list(range(100)), "nothing of the aborted epoch shows"
+        lost_race = True
+        sink(spark.range(100, 200, numPartitions=1).selectExpr("id"), 1)   # the query's restart
+    log = LogState(os.path.join(path, "_commits")).view(refresh=True)
+    assert log.decision("raced", 1).epoch == 1 and log.decision("raced", 1).committed
+    assert journal_ids(spark, path) == list(range(200))
+    print(f"the driver's commit {'lost' if lost_race else 'never met'} the race")
+    # The commit lands first: an abort after it is refused and changes nothing.
     assert main(["abort", path, "--query", "raced", "--batch", "1", "--yes"]) == 1
-    assert sorted(r.id for r in spark.read.format("sparkjournal").load(path)
-                  .select("id").collect()) == list(range(200))
+    assert journal_ids(spark, path) == list(range(200))
