@@ -32,6 +32,18 @@ def _command(parent, name: str, target: str, help_text: str) -> argparse.Argumen
     return parser
 
 
+def _log_command(parent, name: str, target: str, help_text: str, *,
+                 json_flag: bool = True) -> argparse.ArgumentParser:
+    """A command on a journal and its commit log: PATH, --commit-log URI, --json."""
+    parser = _command(parent, name, target, help_text)
+    parser.add_argument("path", metavar="PATH", help="the journal path (its commit log is "
+                        "PATH/_commits unless --commit-log says)")
+    parser.add_argument("--commit-log", metavar="URI", help="where the writers' decisions live")
+    if json_flag:
+        parser.add_argument("--json", action="store_true", help="machine-readable output")
+    return parser
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="Tools for sparkjournal journals: inspect, verify, "
                      "export/import, compact, page, and measure the disk and the journal.")
@@ -71,57 +83,42 @@ def build_parser() -> argparse.ArgumentParser:
                  "oldest events move into Parquet page files (jobs/page.py does it "
                  "cluster-wide).")
 
-    log = _command(commands, "commit-log", "commit_log_cmd:run",
-                   "Show what the commit log holds (its checkpoint, entries, writers); "
-                   "--checkpoint checkpoints it and applies its retention now.")
-    log.add_argument("path", metavar="PATH", help="the journal path (its commit log is "
-                     "PATH/_commits unless --commit-log says)")
-    log.add_argument("--commit-log", metavar="URI", help="where the writers' decisions live")
+    log = _log_command(commands, "commit-log", "commit_log_cmd:run",
+                       "Show what the commit log holds (its checkpoint, entries, writers); "
+                       "--checkpoint checkpoints it and applies its retention now.")
     log.add_argument("--checkpoint", action="store_true", help="write a checkpoint and apply "
                      "retention first (commitLogRetainBatches, commitLogRetainTime)")
     log.add_argument("--option", action="append", metavar="KEY=VALUE", help="a journal option "
                      "(commitLogRetainBatches=100, commitLogRetainTime=3600s); repeatable")
-    log.add_argument("--json", action="store_true", help="machine-readable output")
 
-    txs = _command(commands, "transactions", "transactions:run",
-                   "List undecided batches: prepared by a query's tasks, not decided by its "
-                   "driver (age, rows, lanes, events held back from streams).")
-    txs.add_argument("path", metavar="PATH", help="the journal path (its commit log is "
-                     "PATH/_commits unless --commit-log says)")
-    txs.add_argument("--commit-log", metavar="URI", help="where the writers' decisions live")
+    txs = _log_command(commands, "transactions", "transactions:run",
+                       "List undecided batches: prepared by a query's tasks, not decided by "
+                       "its driver (age, rows, lanes, events held back from streams).")
     txs.add_argument("--hanging", metavar="AGE", help="only batches undecided longer than AGE "
                      "(30min, 2h, 1d)")
-    txs.add_argument("--json", action="store_true", help="machine-readable output")
 
-    status = _command(commands, "status", "status:run",
-                      "One screen on how the journal is: nodes, lanes and sizes, events live, "
-                      "deleted and paged, undecided batches, the commit log, damaged files.")
-    status.add_argument("path", metavar="PATH", help="the journal path")
-    status.add_argument("--commit-log", metavar="URI", help="where the writers' decisions live")
-    status.add_argument("--json", action="store_true", help="machine-readable output")
+    _log_command(commands, "status", "status:run",
+                 "One screen on how the journal is: nodes, lanes and sizes, events live, "
+                 "deleted and paged, undecided batches, the commit log, damaged files.")
 
-    nodes = _command(commands, "nodes", "nodes:run",
-                     "List every node the commit log names (host, lanes, committed batches and "
-                     "events, last seen); --forget declares one gone for good, --restore brings "
-                     "it back.")
-    nodes.add_argument("path", metavar="PATH", help="the journal path")
-    nodes.add_argument("--commit-log", metavar="URI", help="where the writers' decisions live")
+    nodes = _log_command(commands, "nodes", "nodes:run",
+                         "List every node the commit log names (host, lanes, committed batches "
+                         "and events, last seen); --forget declares one gone for good, "
+                         "--restore brings it back.")
     change = nodes.add_mutually_exclusive_group()
     change.add_argument("--forget", metavar="NODE", help="a node id (uuid@host): reads stop "
                         "requiring and reading its lanes and report its events as forgotten")
     change.add_argument("--restore", metavar="NODE", help="a forgotten node id: reads require "
                         "and read its lanes again")
     nodes.add_argument("--yes", action="store_true", help="do not ask for confirmation")
-    nodes.add_argument("--json", action="store_true", help="machine-readable output")
 
-    abort = _command(commands, "abort", "abort:run",
-                     "Decide an undecided batch as aborted: its prepared transactions roll back "
-                     "and release the streams they hold; a replay of the batch writes it again.")
-    abort.add_argument("path", metavar="PATH", help="the journal path")
+    abort = _log_command(commands, "abort", "abort:run",
+                         "Decide an undecided batch as aborted: its prepared transactions roll "
+                         "back and release the streams they hold; a replay of the batch writes "
+                         "it again.", json_flag=False)
     abort.add_argument("--query", required=True, metavar="Q", help="the streaming query id or "
                        "txnAppId, as `sparkjournal transactions` shows it")
     abort.add_argument("--batch", required=True, type=_non_negative_int, metavar="N")
-    abort.add_argument("--commit-log", metavar="URI", help="where the writers' decisions live")
     abort.add_argument("--yes", action="store_true", help="do not ask for confirmation")
 
     options = _command(commands, "options", "options:run",
