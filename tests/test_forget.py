@@ -79,7 +79,8 @@ def test_a_lost_node_forgotten_then_back_then_restored(spark, tmp_path, capsys, 
     shutil.move(os.path.join(base, "away"), os.path.join(base, "node-b"))
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="sparkjournal.read"):
-        assert len(read_ids(spark, base)) == 2 * ROWS
+        assert len(read_ids(spark, base)) == 2 * ROWS          # the JVM reader logs in the JVM
+        assert len(located_ids(spark, base)) == 2 * ROWS
     assert "quarantined" in caplog.text and lost in caplog.text
     with pytest.raises(SinkTaskError, match="forgot"):
         land(base, "node-b", 4)

@@ -29,6 +29,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  *   &lt;base&gt;/&lt;query&gt;/&lt;batch, 20 digits&gt;.&lt;epoch&gt;.json    an entry of a later epoch of that batch
  *   &lt;base&gt;/_checkpoints/&lt;seq, 20 digits&gt;.json       a checkpoint ({@link LogCheckpoint})
  *   &lt;base&gt;/_times/&lt;query&gt;/&lt;segment&gt;.times           commit times of folded batches ({@link CommitTimes})
+ *   &lt;base&gt;/_forgotten/&lt;node id&gt;.json               a node declared gone ({@link ForgottenNode})
  *   &lt;base&gt;/schema.arrow                              the journal's Arrow schema (an IPC message)
  *   &lt;base&gt;/LOG_ID                                    the log's random id
  * </pre>
@@ -50,6 +51,8 @@ public final class CommitLog {
 
     public static final String SCHEMA_FILE = "schema.arrow";
     public static final String LOG_ID_FILE = "LOG_ID";
+    /** The log's own folders: never a query's. */
+    public static final List<String> OWN_FOLDERS = List.of("_checkpoints", "_times", ForgottenNode.FOLDER);
 
     private final String uri;
     private final String base;
@@ -244,12 +247,12 @@ public final class CommitLog {
 
     /**
      * The queries that have a folder in the log, in code point order; the
-     * log's own folders ({@code _checkpoints}, {@code _times}) are left out
-     * (a writer named from "_" before those existed keeps its folder).
+     * log's own folders ({@link #OWN_FOLDERS}) are left out (a writer named
+     * from "_" before those existed keeps its folder).
      */
     public List<String> queries() throws CommitLogException {
         List<String> names = list(base, true);
-        names.removeIf(name -> name.equals("_checkpoints") || name.equals("_times"));
+        names.removeAll(OWN_FOLDERS);
         names.sort(PythonRepr::compareCodePoints);
         return names;
     }

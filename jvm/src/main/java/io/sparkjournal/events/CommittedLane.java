@@ -48,7 +48,9 @@ public final class CommittedLane {
      * listed), abort entries skipped. Each commit entry adds its batch once
      * to every lane it names and once to every node it names. A lane the checkpoint does not know takes host
      * and root from the first tx naming it: "host" if truthy, else the part of
-     * the node id after its last '@'; "root" if truthy, else "".
+     * the node id after its last '@'; "root" if truthy, else "". The lanes of
+     * the view's forgotten nodes ({@link LogView#forgotten}) are left out: no
+     * read requires them ({@link ForgottenEvents} counts what they hold).
      */
     public static Map<Key, CommittedLane> of(LogView view) {
         Map<Key, CommittedLane> found = new LinkedHashMap<>();
@@ -80,6 +82,7 @@ public final class CommittedLane {
                 }
             }
         }
+        found.values().removeIf(lane -> view.forgotten().containsKey(lane.node));
         for (CommittedLane lane : found.values()) {
             lane.nodeBatches = nodes.getOrDefault(lane.node, 0L);
         }

@@ -22,7 +22,8 @@ import java.util.Map;
  * negative), query names that can name a folder, committed ranges sorted and
  * disjoint ({@link TxRanges}), and queries, lanes and nodes sorted strictly
  * (code point order, so no duplicates). Lane "host" and "root" default as the
- * spec says when absent. Unknown keys are ignored. Anything else is a
+ * spec says when absent; a node's optional "bytes" and
+ * "last_committed_at_ms" are 0 when absent, whole numbers when present. Unknown keys are ignored. Anything else is a
  * {@link CommitLogException} naming the file: damage, which the reader
  * reports and passes over ({@link Checkpoints}).
  */
@@ -40,8 +41,9 @@ public final class LogCheckpoint {
                        TxRanges committed) {
     }
 
-    /** A node's decided batches (a batch once however many of its lanes it wrote) and rows. */
-    public record Node(String node, long batches, long rows) {
+    /** A node's decided batches (a batch once however many of its lanes it wrote) and rows; its
+     *  transactions' bytes and its newest decision's time, 0 where the checkpoint does not say. */
+    public record Node(String node, long batches, long rows, long bytes, long lastCommittedAtMs) {
     }
 
     /** The state before any checkpoint: nothing folded (seq -1). */
@@ -145,7 +147,9 @@ public final class LogCheckpoint {
             if (!found.isEmpty() && PythonRepr.compareCodePoints(found.get(found.size() - 1).node(), node) >= 0) {
                 throw new IllegalArgumentException("nodes are not sorted: " + PyRepr.str(node));
             }
-            found.add(new Node(node, whole(item, "batches", 0), whole(item, "rows", 0)));
+            found.add(new Node(node, whole(item, "batches", 0), whole(item, "rows", 0),
+                    item.has("bytes") ? whole(item, "bytes", 0) : 0,
+                    item.has("last_committed_at_ms") ? whole(item, "last_committed_at_ms", Long.MIN_VALUE) : 0));
         }
         return found;
     }

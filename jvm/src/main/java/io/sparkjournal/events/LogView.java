@@ -15,7 +15,8 @@ import java.util.NavigableMap;
  * <p>The questions asked of the log are answered here, against this view
  * only: {@link #outcome} of a prepared transaction, whether a batch is
  * {@link #done}, its {@link #writeEpoch}, a query's {@link #lastCommitted}
- * batch and a batch's {@link #committedAtMs}. Batch ids are never negative:
+ * batch and a batch's {@link #committedAtMs}; and which nodes are
+ * {@link #forgotten}, as their records were read with the view. Batch ids are never negative:
  * a negative one has no entry and is never folded.
  */
 public final class LogView {
@@ -25,16 +26,19 @@ public final class LogView {
     private final long listedSeq;
     private final Map<String, NavigableMap<Long, Decision>> entries;
     private final Map<String, Long> lastCommitEntry = new HashMap<>();
+    private final Map<String, ForgottenNode> forgotten;
 
     /**
      * {@code entries}: per query (code point order), the latest entry of each
      * batch in the view, by batch; never changed after. {@code listedSeq}:
      * the highest checkpoint seq listed when the view was read (-1: none),
-     * which may be a damaged one passed over.
+     * which may be a damaged one passed over. {@code forgotten}: the
+     * forgotten nodes' records read with it, by node id.
      */
     LogView(CommitTimes times, LogCheckpoint checkpoint, long listedSeq,
-            Map<String, NavigableMap<Long, Decision>> entries) {
+            Map<String, NavigableMap<Long, Decision>> entries, Map<String, ForgottenNode> forgotten) {
         this.times = times;
+        this.forgotten = Collections.unmodifiableMap(forgotten);
         this.checkpoint = checkpoint;
         this.listedSeq = listedSeq;
         for (Map.Entry<String, NavigableMap<Long, Decision>> query : entries.entrySet()) {
@@ -52,6 +56,11 @@ public final class LogView {
     /** The checkpoint the view starts from. */
     public LogCheckpoint checkpoint() {
         return checkpoint;
+    }
+
+    /** The forgotten nodes as this view was read: node id -> record (code point order). */
+    public Map<String, ForgottenNode> forgotten() {
+        return forgotten;
     }
 
     long listedSeq() {

@@ -14,8 +14,8 @@ import java.util.TreeSet;
  * <ol>
  *   <li>list {@code _checkpoints/} and take the newest readable checkpoint
  *       ({@link Checkpoints});</li>
- *   <li>list each query folder (every folder but {@code _checkpoints} and
- *       {@code _times}, and the folder of each query the checkpoint knows)
+ *   <li>list each query folder (every folder but the log's own,
+ *       {@link CommitLog#OWN_FOLDERS}, and the folder of each query the checkpoint knows)
  *       and read the latest entry (the highest epoch listed) of every batch
  *       above the checkpoint's {@code through} of that query: of every batch
  *       for a query it does not know. Batch ids may have gaps: an entry past
@@ -23,7 +23,9 @@ import java.util.TreeSet;
  *       not listed;</li>
  *   <li>list {@code _checkpoints/} again: if its highest seq changed,
  *       retention may have removed entries being read, so start over from
- *       the new one.</li>
+ *       the new one;</li>
+ *   <li>read every forgotten node's record ({@link ForgottenNode#readAll}),
+ *       at every build: a forget or restore takes effect at the next view.</li>
  * </ol>
  *
  * Entries are the files named {@code <batch, 20 ASCII digits>.json} (epoch 0)
@@ -37,7 +39,8 @@ import java.util.TreeSet;
  *
  * <p>Errors of any file read or folder listing are thrown
  * ({@link CommitLogException}, {@link FormatVersionException}); none is read
- * as an absent entry. An entry listed and gone before its read is left out
+ * as an absent entry, and a damaged forgotten node record fails the view
+ * naming it. An entry listed and gone before its read is left out
  * (the listing after catches the checkpoint that allowed its removal). After
  * {@value #ROUNDS} rounds in which the checkpoints kept changing, a
  * CommitLogException.
@@ -64,7 +67,7 @@ final class LogViewReader {
             LogCheckpoint checkpoint = from != null ? from.checkpoint() : Checkpoints.newestReadable(log, listed);
             Map<String, NavigableMap<Long, Decision>> entries = entriesAfter(checkpoint, from);
             if (Checkpoints.top(log) == top) {
-                LogView view = new LogView(log.times(), checkpoint, top, entries);
+                LogView view = new LogView(log.times(), checkpoint, top, entries, ForgottenNode.readAll(log));
                 last = view;
                 return view;
             }

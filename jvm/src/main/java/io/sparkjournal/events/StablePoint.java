@@ -36,8 +36,24 @@ public final class StablePoint {
     private StablePoint() {
     }
 
+    /**
+     * A lane's stable point and what holds it: {@code point}, the stable
+     * point; {@code beforeUndecided}, the point open transactions alone give
+     * (at or above {@code point}: the records in between are held back by
+     * undecided transactions only); {@code oldestPreparedAtMs}, the PREPARE
+     * time (its XID's {@code prepared_at_ms}) of the oldest undecided
+     * transaction holding the point, 0 if none holds it or none says when.
+     */
+    public record Hold(long point, long beforeUndecided, long oldestPreparedAtMs) {
+    }
+
     /** The stable point of {@code snapshot}, the lane {@code lane} of node {@code node} (null: no NODE_ID). */
     public static long of(LaneSnapshot snapshot, Path lane, String node) throws IOException {
+        return hold(snapshot, lane, node).point();
+    }
+
+    /** The stable point of the lane and what holds it ({@link Hold}); see {@link #of}. */
+    public static Hold hold(LaneSnapshot snapshot, Path lane, String node) throws IOException {
         long point = snapshot.maxRecordId() + 1;
         var open = snapshot.openTransactions();
         if (!open.isEmpty() && WriterProbe.writerAlive(lane)) {
@@ -47,6 +63,8 @@ public final class StablePoint {
                 }
             }
         }
+        long beforeUndecided = point;
+        long oldest = 0;
         if (node != null) {
             String laneName = lane.getFileName().toString();
             Resolution outcomes = Resolver.shared().pass();
@@ -57,11 +75,15 @@ public final class StablePoint {
                 if (outcomes.outcome(tx.xid(), new TxRef(node, laneName, tx.txId())) == Outcome.UNDECIDED) {
                     long first = Collections.min(tx.recordIds());
                     point = Math.min(point, first);
+                    long preparedAtMs = BatchXid.decode(tx.xid()).preparedAtMs();   // UNDECIDED: it is ours
+                    if (preparedAtMs > 0 && (oldest == 0 || preparedAtMs < oldest)) {
+                        oldest = preparedAtMs;
+                    }
                     LOG.info("lane " + lane + ": undecided transaction " + tx.txId() + " (its batch has no "
                             + "decision yet) holds the stream at record " + first);
                 }
             }
         }
-        return point;
+        return new Hold(point, beforeUndecided, oldest);
     }
 }

@@ -21,7 +21,10 @@ import java.util.logging.Logger;
  * entry of it exists, or a batch at or after it is committed in the log's
  * view, COMMIT_LOG.md) or when no body has rows; otherwise takes the batch's
  * write epoch from that view ({@link LogView#writeEpoch}: one more than an
- * abort entry's), opens a lane of the node root
+ * abort entry's), refuses a root whose NODE_ID that view's forgotten nodes
+ * hold (Python's {@code refuse_forgotten_root}, same message; checked before
+ * a lane is opened, and again on the NODE_ID of a kept writer, which is then
+ * closed: nothing is written), opens a lane of the node root
  * ({@link RootLanes}), ends the lane's decided prepared transactions
  * ({@link PreparedEnding}), appends every body as an ADD_TX record of user type
  * EVENTS (1) with fresh record ids in ONE new transaction, PREPAREs it with the
@@ -102,14 +105,31 @@ public final class TaskWrite {
         }
         long epoch = view.writeEpoch(plan.query(), plan.batch());
         String where = "batch " + plan.batch() + " of query " + plan.query() + " on host " + host;
+        Path root;
+        String node;
+        try {
+            root = RootLanes.resolveRoot(plan.path(), host, executorId);
+            RootLanes.ensureRoot(root, options.createDirs());
+            node = NodeIds.read(root);
+        } catch (IOException | RuntimeException error) {
+            throw new SinkTaskException(where + ": cannot open a lane of " + plan.path() + ": "
+                    + error.getMessage(), error);
+        }
+        refuseForgotten(view, node, root, where);
         RootLanes.Opened opened;
         try {
-            Path root = RootLanes.resolveRoot(plan.path(), host, executorId);
-            RootLanes.ensureRoot(root, options.createDirs());
             opened = LaneWriters.take(root, host, options.appendConfig());
         } catch (IOException | RuntimeException error) {
             throw new SinkTaskException(where + ": cannot open a lane of " + plan.path() + ": "
                     + error.getMessage(), error);
+        }
+        if (!opened.node().equals(node)) {
+            try {
+                refuseForgotten(view, opened.node(), root, where);      // a kept writer of a root since replaced
+            } catch (SinkTaskException refused) {
+                LaneWriters.drop(opened);
+                throw refused;
+            }
         }
         Map<String, Object> message;
         try {
@@ -190,7 +210,18 @@ public final class TaskWrite {
         return message;
     }
 
-    /** A failed task: rolls back its unprepared tx (a prepared one is the commit log's). */
+    /** Python's {@code refuse_forgotten_root} for root {@code root} of NODE_ID {@code node}, as the
+     *  task's failure naming the batch and host. */
+    private static void refuseForgotten(LogView view, String node, Path root, String where)
+            throws SinkTaskException {
+        try {
+            ForgottenNode.refuseRoot(view.forgotten(), node, root.toString());
+        } catch (EventsException refused) {
+            throw new SinkTaskException(where + ": " + refused.getMessage(), refused);
+        }
+    }
+
+        /** A failed task: rolls back its unprepared tx (a prepared one is the commit log's). */
     private static void abandon(LaneAppender appender, long tx, boolean prepared, Throwable error) {
         if (tx == 0 || prepared) {
             return;

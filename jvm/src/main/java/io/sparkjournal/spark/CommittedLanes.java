@@ -5,16 +5,21 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 import io.sparkjournal.events.CommittedLane;
+import io.sparkjournal.events.ForgottenEvents;
 import io.sparkjournal.events.Resolver;
 
 /**
  * The planner's view of the commit log's committed lanes (events.CommittedLane,
- * from a fresh view of the log), in (node, lane) order. A log that cannot be
- * read fails the plan (UncheckedIOException naming it): a read cannot know its
- * lanes without it.
+ * from a fresh view of the log), in (node, lane) order, with the nodes
+ * forgotten in that same view (whose lanes are not among them: no read
+ * requires them) and what the view credits to those ({@link ForgottenEvents}).
+ * A log that cannot be read, or a damaged forgotten node record, fails the
+ * plan (UncheckedIOException naming it): a read cannot know its lanes without
+ * it.
  */
 final class CommittedLanes {
 
@@ -22,10 +27,14 @@ final class CommittedLanes {
     record Lane(String node, String host, String root, String lane, long batches, long nodeBatches) {
     }
 
+    /** The committed lanes of one view, its forgotten nodes' ids and their events. */
+    record Found(List<Lane> lanes, Set<String> forgotten, ForgottenEvents forgottenEvents) {
+    }
+
     private CommittedLanes() {
     }
 
-    static List<Lane> read(String logBase) {
+    static Found read(String logBase) {
         try {
             var view = Resolver.shared().commitLog(logBase).view();
             Map<String, Lane> sorted = new TreeMap<>();
@@ -33,7 +42,8 @@ final class CommittedLanes {
                 sorted.put(lane.node() + "\u0000" + lane.lane(), new Lane(lane.node(), lane.host(), lane.root(),
                         lane.lane(), lane.batches(), lane.nodeBatches()));
             }
-            return new ArrayList<>(sorted.values());
+            return new Found(new ArrayList<>(sorted.values()), Set.copyOf(view.forgotten().keySet()),
+                    ForgottenEvents.of(view));
         } catch (IOException error) {
             throw new UncheckedIOException("cannot read the commit log " + logBase + ": " + error.getMessage(), error);
         }

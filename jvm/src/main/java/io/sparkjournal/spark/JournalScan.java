@@ -4,6 +4,7 @@ import java.util.List;
 
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.metric.CustomMetric;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
@@ -17,6 +18,9 @@ import org.apache.spark.sql.types.StructType;
  * preferring the executors of the host that holds its lane. Planned once per
  * scan: the lanes and their places are fixed when Spark asks for the
  * partitions, and each task reads its lane's snapshot as of when it starts.
+ * Metrics: string values shared ({@link SharedStringsMetric}, per task) and
+ * the committed events of forgotten nodes left out ({@link ForgottenEventsMetric},
+ * the driver's).
  */
 final class JournalScan implements Scan, Batch {
 
@@ -25,6 +29,8 @@ final class JournalScan implements Scan, Batch {
     private final StructType columns;
     private final List<RecordFilter> filters;
     private InputPartition[] planned;        // once per scan: Spark asks more than once
+    private long forgottenEvents;            // the plan's ForgottenEvents
+    private volatile JournalStream stream;   // the stream made of this scan, if any
 
     JournalScan(ReadOptions options, JournalSchema journal, StructType columns, List<RecordFilter> filters) {
         this.options = options;
@@ -38,7 +44,8 @@ final class JournalScan implements Scan, Batch {
     public MicroBatchStream toMicroBatchStream(String checkpointLocation) {
         ConnectorBuild.requireOnExecutors(SparkSession.active().sparkContext(),
                 "spark.readStream.format('sparkjournal')");
-        return new JournalStream(options, journal, createReaderFactory());
+        stream = new JournalStream(options, journal, createReaderFactory());
+        return stream;
     }
 
     @Override
@@ -54,7 +61,15 @@ final class JournalScan implements Scan, Batch {
 
     @Override
     public CustomMetric[] supportedCustomMetrics() {
-        return new CustomMetric[] {new SharedStringsMetric()};
+        return new CustomMetric[] {new SharedStringsMetric(), new ForgottenEventsMetric()};
+    }
+
+    /** The driver's metrics: the committed events of forgotten nodes the read left out, as the
+     *  batch plan found them or, for a stream's micro-batch, as its last trigger did. */
+    @Override
+    public synchronized CustomTaskMetric[] reportDriverMetrics() {
+        return new CustomTaskMetric[] {ForgottenEventsMetric.of(stream != null ? stream.forgottenEvents()
+                : forgottenEvents)};
     }
 
     @Override
@@ -67,9 +82,10 @@ final class JournalScan implements Scan, Batch {
         if (planned == null) {
             ConnectorBuild.requireOnExecutors(SparkSession.active().sparkContext(),
                     "spark.read.format('sparkjournal')");
-            List<LanePartition> lanes = LanePlanner.plan(SparkSession.active().sparkContext(), options, journal,
+            LanePlanner.Planned plan = LanePlanner.plan(SparkSession.active().sparkContext(), options, journal,
                     "spark.read.format('sparkjournal')");
-            planned = lanes.toArray(new InputPartition[0]);
+            planned = plan.lanes().toArray(new InputPartition[0]);
+            forgottenEvents = plan.forgotten().events();
         }
         return planned.clone();
     }

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.logging.Logger;
 
 import org.apache.spark.SparkContext;
@@ -15,6 +16,7 @@ import org.apache.spark.sql.connector.read.streaming.Offset;
 import org.apache.spark.sql.connector.read.streaming.ReadLimit;
 import org.apache.spark.sql.connector.read.streaming.ReadMaxBytes;
 import org.apache.spark.sql.connector.read.streaming.ReadMaxRows;
+import org.apache.spark.sql.connector.read.streaming.ReportsSourceMetrics;
 import org.apache.spark.sql.connector.read.streaming.SupportsTriggerAvailableNow;
 
 /**
@@ -42,8 +44,13 @@ import org.apache.spark.sql.connector.read.streaming.SupportsTriggerAvailableNow
  * records, at least one ({@link TriggerLimit}); {@code Trigger.AvailableNow}
  * fixes each lane's end at its stable point when the query starts and
  * reaches it in batches of that limit.
+ *
+ * <p>Each trigger's progress carries the stream's metrics
+ * ({@link StreamMetrics}: forgottenEvents, oldestUndecidedAgeMs,
+ * heldBackRows) in {@code sources[].metrics}, as the trigger's planning and
+ * lane probes found them.
  */
-final class JournalStream implements MicroBatchStream, SupportsTriggerAvailableNow {
+final class JournalStream implements MicroBatchStream, SupportsTriggerAvailableNow, ReportsSourceMetrics {
 
     private static final Logger LOG = Logger.getLogger("sparkjournal.stream");
     private static final String DOING = "spark.readStream.format('sparkjournal')";
@@ -53,6 +60,7 @@ final class JournalStream implements MicroBatchStream, SupportsTriggerAvailableN
     private final PartitionReaderFactory readers;      // the scan's: its columns and starting point
     private Map<String, Long> cap;                     // availableNow: each lane's end, fixed at its start
     private Map<String, LanePartition> planned;        // the last trigger's lanes, by key
+    private volatile StreamMetrics metrics = StreamMetrics.NONE;   // the last trigger's
 
     JournalStream(ReadOptions options, JournalSchema journal, PartitionReaderFactory readers) {
         this.options = options;
@@ -120,7 +128,8 @@ final class JournalStream implements MicroBatchStream, SupportsTriggerAvailableN
     private Map<String, LaneProgress> progress(LaneOffsets begin, boolean sizes) {
         SparkContext sc = SparkSession.active().sparkContext();
         Map<String, LanePartition> lanes = new LinkedHashMap<>();
-        for (LanePartition lane : LanePlanner.plan(sc, options, journal, DOING)) {
+        LanePlanner.Planned plan = LanePlanner.plan(sc, options, journal, DOING);
+        for (LanePartition lane : plan.lanes()) {
             lanes.put(lane.key(), lane);
         }
         planned = lanes;
@@ -137,7 +146,19 @@ final class JournalStream implements MicroBatchStream, SupportsTriggerAvailableN
         for (LaneProbe probe : probes) {
             ordered.put(probe.lane().key(), found.get(probe.lane().key()));
         }
+        metrics = StreamMetrics.of(plan.forgotten(), ordered.values());
         return ordered;
+    }
+
+    /** The last trigger's metrics, as its progress shows them ({@link StreamMetrics}). */
+    @Override
+    public Map<String, String> metrics(Optional<Offset> latestConsumedOffset) {
+        return metrics.asMap();
+    }
+
+    /** The committed events of forgotten nodes the last trigger left out (the scan's driver metric). */
+    long forgottenEvents() {
+        return metrics.forgottenEvents();
     }
 
     @Override
@@ -149,7 +170,7 @@ final class JournalStream implements MicroBatchStream, SupportsTriggerAvailableN
         if (lanes == null || !lanes.keySet().containsAll(stop.lanes().keySet())) {
             lanes = new LinkedHashMap<>();              // a restart re-running its last batch: plan again
             for (LanePartition lane : LanePlanner.plan(SparkSession.active().sparkContext(), options, journal,
-                    DOING)) {
+                    DOING).lanes()) {
                 lanes.put(lane.key(), lane);
             }
         }

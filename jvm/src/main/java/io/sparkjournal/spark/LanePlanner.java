@@ -13,10 +13,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.logging.Logger;
 import java.util.regex.Pattern;
 
+import io.sparkjournal.events.ForgottenEvents;
+import io.sparkjournal.events.ForgottenNode;
 import io.sparkjournal.events.NodeIds;
+import io.sparkjournal.events.RootLanes;
 import org.apache.spark.SparkContext;
 import org.apache.spark.SparkExecutorInfo;
 
@@ -33,13 +37,21 @@ import org.apache.spark.SparkExecutorInfo;
  * A lane's partition prefers the live executors on its node's host (matched
  * by name or address: Spark often knows executors by address). A committed
  * lane the driver does not see and no live executor's host holds would be a
- * silent hole in the result: planning waits for executors to register (up to
- * {@code spark.scheduler.maxRegisteredResourcesWaitingTime}, 30s by default),
+ * silent hole in the result: planning waits for executors to register
+ * ({@link PlacementWait}: the read option missingHostWait, 5s by default,
+ * or longer while the application is younger than
+ * {@code spark.scheduler.maxRegisteredResourcesWaitingTime}),
  * then fails naming node, host, root, lanes and batches, unless
  * {@code allowPartialRead} is set, when it reads the rest and logs exactly
  * what it left out. Preferences are not guarantees: the task checks the
  * lane's NODE_ID where it runs ({@link LaneRead}) and fails, for Spark to
  * retry, rather than read another node's lane.
+ *
+ * Forgotten nodes (COMMIT_LOG.md, "Forgotten nodes"): their lanes are neither
+ * required nor waited for, and a root of one the driver sees is not read
+ * (quarantined: a WARNING naming node, host and the restore command); the
+ * events the log credits to them are logged as a WARNING on every plan and
+ * returned with it, for the read's metrics.
  */
 final class LanePlanner {
 
@@ -50,9 +62,15 @@ final class LanePlanner {
     private LanePlanner() {
     }
 
-    static List<LanePartition> plan(SparkContext sc, ReadOptions options, JournalSchema journal, String doing) {
-        List<CommittedLanes.Lane> committed = CommittedLanes.read(journal.logBase());
+    /** A plan: the lanes to read, and what the view credits to forgotten nodes (not read). */
+    record Planned(List<LanePartition> lanes, ForgottenEvents forgotten) {
+    }
+
+    static Planned plan(SparkContext sc, ReadOptions options, JournalSchema journal, String doing) {
+        CommittedLanes.Found found = CommittedLanes.read(journal.logBase());
+        List<CommittedLanes.Lane> committed = found.lanes();
         Map<String, String[]> seen = driverLanes(options.path());        // lane folder -> {lane name, node}
+        quarantine(seen, found.forgotten(), options.path());
         Set<String> reached = new LinkedHashSet<>();
         for (String[] lane : seen.values()) {
             reached.add(lane[1] + "/" + lane[0]);
@@ -63,7 +81,7 @@ final class LanePlanner {
                 elsewhere.add(lane);
             }
         }
-        Executors executors = Executors.waitFor(sc, elsewhere);
+        Executors executors = Executors.waitFor(sc, elsewhere, options.missingHostWaitMs());
         List<LanePartition> planned = new ArrayList<>();
         for (Map.Entry<String, String[]> lane : seen.entrySet()) {
             String node = lane.getValue()[1];
@@ -89,7 +107,26 @@ final class LanePlanner {
             }
             LOG.warning("PARTIAL READ of " + options.path() + " by " + doing + ": left out " + what);
         }
-        return planned;
+        if (!found.forgottenEvents().nodes().isEmpty()) {
+            LOG.warning(found.forgottenEvents().line(options.path()));
+        }
+        return new Planned(planned, found.forgottenEvents());
+    }
+
+    /** Leaves out of {@code seen} the lanes of forgotten nodes' roots, each such node logged once as
+     *  quarantined on this host (the driver's: it sees those roots). */
+    private static void quarantine(Map<String, String[]> seen, Set<String> forgotten, String path) {
+        Set<String> found = new TreeSet<>();
+        for (var lanes = seen.values().iterator(); lanes.hasNext(); ) {
+            String node = lanes.next()[1];
+            if (node != null && forgotten.contains(node)) {
+                found.add(node);
+                lanes.remove();
+            }
+        }
+        for (String node : found) {
+            LOG.warning(ForgottenNode.quarantined(path, node, List.of(RootLanes.hostName())));
+        }
     }
 
     /** {lane folder: {lane name, node id or null}} of every root the driver sees, roots and lanes in order. */
@@ -141,10 +178,11 @@ final class LanePlanner {
             return new Executors(hosts);
         }
 
-        /** Waits until every lane's host has a live executor, or the registration wait ends. */
-        static Executors waitFor(SparkContext sc, List<CommittedLanes.Lane> lanes) {
-            long waitMs = sc.getConf().getTimeAsMs("spark.scheduler.maxRegisteredResourcesWaitingTime", "30s");
-            long deadline = System.currentTimeMillis() + waitMs;
+        /** Waits until every lane's host has a live executor, or the placement wait ends
+         *  ({@link PlacementWait}: {@code waitMs} from now, or Spark's registration wait from the
+         *  application's start). */
+        static Executors waitFor(SparkContext sc, List<CommittedLanes.Lane> lanes, long waitMs) {
+            long deadline = PlacementWait.deadlineMs(sc, waitMs);
             while (true) {
                 Executors now = now(sc);
                 boolean all = true;

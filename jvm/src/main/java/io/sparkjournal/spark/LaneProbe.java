@@ -24,14 +24,25 @@ import io.sparkjournal.events.StablePoint;
 record LaneProbe(LanePartition lane, long begin, Long cap, boolean sizes, String logBase, boolean skipCorrupt,
                  boolean checksum) implements Serializable {
 
-    /** The lane's stable point, and the sizes asked for. */
+    /** The lane's stable point, the sizes asked for, and what undecided transactions hold back:
+     *  the committed rows between the stable point and where open transactions alone would put it
+     *  (read only when undecided transactions hold the lane). */
     LaneProgress run() {
         try (LaneEvents events = LaneEvents.open(Path.of(lane.lane()), lane.node(), Path.of(logBase), skipCorrupt,
                 checksum)) {
-            long stable = StablePoint.of(events.snapshot(), events.lane(), lane.node());
+            StablePoint.Hold hold = StablePoint.hold(events.snapshot(), events.lane(), lane.node());
+            long stable = hold.point();
             long end = Math.max(begin, cap != null ? cap : stable);
             List<long[]> pending = sizes && end > begin ? PendingRecords.of(events, begin, end) : List.of();
-            return new LaneProgress(lane.key(), stable, pending.toArray(new long[0][]));
+            long heldBack = 0;
+            if (hold.beforeUndecided() > stable) {
+                for (long[] record : PendingRecords.of(events, stable, hold.beforeUndecided())) {
+                    heldBack += record[1];
+                }
+            }
+            long ageMs = hold.oldestPreparedAtMs() > 0
+                    ? Math.max(0, System.currentTimeMillis() - hold.oldestPreparedAtMs()) : 0;
+            return new LaneProgress(lane.key(), stable, pending.toArray(new long[0][]), heldBack, ageMs);
         } catch (IOException error) {
             throw new UncheckedIOException(error.getMessage(), error);
         }

@@ -24,6 +24,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 public final class ReadOptions implements Serializable {
 
     private static final long serialVersionUID = 1L;
+    /** missingHostWait's default (config.py READ): 5s. */
+    static final long MISSING_HOST_WAIT_NANOS = 5_000_000_000L;
 
     private final String path;
     private final String commitLog;              // null: <root>/_commits as the driver sees it
@@ -33,6 +35,7 @@ public final class ReadOptions implements Serializable {
     private final Long startingTimeMicros;       // null: from the first
     private final Long maxRows;
     private final Long maxBytes;
+    private final long missingHostWaitNanos;
     private final boolean checksum;
 
     private ReadOptions(Map<String, String> read, String path, String commitLog, boolean checksum) {
@@ -47,6 +50,9 @@ public final class ReadOptions implements Serializable {
         this.maxBytes = read.containsKey("maxBytesPerTrigger")
                 ? Sizes.parse("maxBytesPerTrigger", read.get("maxBytesPerTrigger"), OptionNames.accepts("maxBytesPerTrigger"))
                 : null;
+        this.missingHostWaitNanos = read.containsKey("missingHostWait")
+                ? Times.nanos("missingHostWait", read.get("missingHostWait"), OptionNames.accepts("missingHostWait"))
+                : MISSING_HOST_WAIT_NANOS;
     }
 
     /** The options Spark passed, checked; {@link OptionException} names what is wrong. */
@@ -115,6 +121,12 @@ public final class ReadOptions implements Serializable {
 
     public Long maxBytes() {
         return maxBytes;
+    }
+
+    /** How long planning waits for a host holding committed lanes to have a live executor, ms
+     *  ({@link PlacementWait}). */
+    public long missingHostWaitMs() {
+        return missingHostWaitNanos / 1_000_000L;
     }
 
     public boolean checksum() {

@@ -67,6 +67,14 @@ public final class ReadOptionsTest {
                 "yesterday")).getMessage(), "option startingTimestamp='yesterday' is not valid");
     }
 
+    public static void testMissingHostWaitIsATimeOf5sByDefault() {
+        equal(5_000L, parse("path", "/j").missingHostWaitMs(), "default");
+        equal(500L, parse("path", "/j", "missingHostWait", "500ms").missingHostWaitMs(), "500ms");
+        equal(90_000L, parse("path", "/j", "MISSINGHOSTWAIT", "90s").missingHostWaitMs(), "any case");
+        contains(raises(OptionException.class, () -> parse("path", "/j", "missingHostWait", "soon"))
+                .getMessage(), "option missingHostWait='soon' is not valid", "a time such as");
+    }
+
     /** The options of alternating names and values, as Spark hands them to a read. */
     private static ReadOptions parse(String... pairs) {
         Map<String, String> options = new HashMap<>();

@@ -1,0 +1,160 @@
+package io.sparkjournal.events;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.sparkjournal.format.FormatVersionException;
+import java.io.IOException;
+import io.sparkjournal.journal.PythonRepr;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * A node an operator declared gone for good ({@code sparkjournal nodes
+ * --forget}): its record {@code <log>/_forgotten/<node id>.json}
+ * (COMMIT_LOG.md, "Forgotten nodes"; the twin of Python's
+ * {@code events/forgotten.py}). What the view credited to it when it was
+ * forgotten ({@code batches}, {@code rows}, {@code bytes}) and the lanes it
+ * named. Readers neither require nor read its lanes; writers refuse its root
+ * ({@link #refuseRoot}).
+ *
+ * <p>{@link #parse} accepts what Python's {@code forgotten.parse} accepts: a
+ * JSON object of "format" 1 (Python equality: 1, 1.0, true) whose "node" is
+ * the node its file is named for, whole-number "forgotten_at_ms",
+ * "batches", "rows" and "bytes", and "lanes" a list of strings; unknown keys
+ * are ignored. A "format" that is a whole number above 1 is a
+ * {@link FormatVersionException}, refused before anything else is read.
+ * Anything else is damage: a {@link CommitLogException} naming the file and
+ * saying to restore it or delete it (which restores the node). Difference from
+ * Python: a count beyond 64 bits is damage (Python takes any integer).
+ */
+public record ForgottenNode(String node, long forgottenAtMs, long batches, long rows, long bytes,
+                            List<String> lanes) {
+
+    /** The folder of the records, under the log's base. */
+    public static final String FOLDER = "_forgotten";
+    /** The record format this code reads. */
+    public static final int FORMAT = 1;
+    private static final String[] COUNTS = {"forgotten_at_ms", "batches", "rows", "bytes"};
+
+    public ForgottenNode {
+        lanes = List.copyOf(lanes);
+    }
+
+    /** The record {@code raw} holds; {@code where} names its file, {@code node} the node its name says. */
+    public static ForgottenNode parse(byte[] raw, String where, String node)
+            throws CommitLogException, FormatVersionException {
+        try {
+            JsonNode data;
+            try {
+                data = PyJson.parse(raw);
+            } catch (IOException notJson) {
+                throw new IllegalArgumentException(String.valueOf(notJson.getMessage()).lines()
+                        .findFirst().orElse("not JSON"));
+            }
+            if (!data.isObject()) {
+                throw new IllegalArgumentException("not a JSON object");
+            }
+            JsonNode format = data.get("format");
+            NewerFormat.refuse(format, "forgotten node record", where, FORMAT);
+            JsonNode named = data.get("node");
+            if (!PyJson.equalsOne(format) || named == null || !named.isTextual()
+                    || !named.textValue().equals(node)) {
+                throw new IllegalArgumentException("format " + PyRepr.reprOf(format) + " of node "
+                        + PyRepr.reprOf(named)
+                        + ", expected format " + FORMAT + " of node " + PyRepr.str(node));
+            }
+            long[] counts = new long[COUNTS.length];
+            for (int i = 0; i < COUNTS.length; i++) {
+                JsonNode value = required(data, COUNTS[i]);
+                if (!PyJson.isInt(value) || value.bigIntegerValue().bitLength() > 63) {
+                    throw wrongTypes();
+                }
+                counts[i] = value.longValue();
+            }
+            JsonNode lanes = required(data, "lanes");
+            if (!lanes.isArray()) {
+                throw wrongTypes();
+            }
+            List<String> names = new ArrayList<>();
+            for (JsonNode lane : lanes) {
+                if (!lane.isTextual()) {
+                    throw wrongTypes();
+                }
+                names.add(lane.textValue());
+            }
+            return new ForgottenNode(node, counts[0], counts[1], counts[2], counts[3], names);
+        } catch (IllegalArgumentException damage) {
+            throw new CommitLogException("forgotten node record " + where + " is damaged ("
+                    + damage.getMessage() + "): restore it from a backup, or delete it to restore the node",
+                    damage);
+        }
+    }
+
+    /**
+     * Every forgotten node's record, by node id (code point order): one
+     * listing of {@code _forgotten/}. Only {@code *.json} names are records
+     * (a {@code *.tmp} is a forget in progress); one removed between the
+     * listing and its read was restored meanwhile and is left out. A record
+     * that cannot be read or parsed fails the whole read (see {@link #parse}).
+     */
+    static Map<String, ForgottenNode> readAll(CommitLog log) throws CommitLogException, FormatVersionException {
+        Map<String, ForgottenNode> found = new TreeMap<>(PythonRepr::compareCodePoints);
+        String folder = log.base() + "/" + FOLDER;
+        for (String name : log.list(folder, false)) {
+            if (!name.endsWith(".json")) {
+                continue;
+            }
+            String path = folder + "/" + name;
+            byte[] raw = log.readFile(path, "forgotten node record");
+            if (raw != null) {
+                String node = name.substring(0, name.length() - 5);
+                found.put(node, parse(raw, path, node));
+            }
+        }
+        return Collections.unmodifiableMap(found);
+    }
+
+    private static JsonNode required(JsonNode data, String key) {
+        JsonNode value = data.get(key);
+        if (value == null) {
+            throw new IllegalArgumentException("'" + key + "'");       // Python's KeyError
+        }
+        return value;
+    }
+
+    private static IllegalArgumentException wrongTypes() {
+        return new IllegalArgumentException("counts must be whole numbers and lanes a list of names");
+    }
+
+    /**
+     * The WARNING a reader logs when it finds the root of {@code node}, a
+     * forgotten node, live on {@code hosts} (Python's {@code
+     * forgotten.quarantined}): its lanes stay out of the read.
+     */
+    public static String quarantined(String path, String node, Collection<String> hosts) {
+        String on = String.join(", ", new TreeSet<>(hosts));
+        return path + ": node " + node + " is forgotten (sparkjournal nodes --forget) but its root is back on "
+                + "host(s) " + (on.isEmpty() ? "this host" : on) + ": its lanes stay out of every read "
+                + "(quarantined) until `sparkjournal nodes " + path + " --restore " + node + "`";
+    }
+
+    /**
+     * A writer's check before it writes into {@code root}, whose NODE_ID is
+     * {@code node} (null: none yet, never forgotten): an {@link EventsException}
+     * with Python's {@code refuse_forgotten_root} message when {@code forgotten}
+     * (a view's, {@link LogView#forgotten}) holds that node.
+     */
+    public static void refuseRoot(Map<String, ForgottenNode> forgotten, String node, String root)
+            throws EventsException {
+        if (node != null && forgotten.containsKey(node)) {
+            throw new EventsException("root " + root + " carries NODE_ID " + node + ", which an operator "
+                    + "forgot (sparkjournal nodes --forget): nothing written here would be read. Bring the "
+                    + "node back with `sparkjournal nodes PATH --restore " + node + "`, or give this host a "
+                    + "fresh root (move the old one aside)");
+        }
+    }
+}
