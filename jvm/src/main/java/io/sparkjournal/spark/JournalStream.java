@@ -61,6 +61,7 @@ final class JournalStream implements MicroBatchStream, SupportsTriggerAvailableN
     private Map<String, Long> cap;                     // availableNow: each lane's end, fixed at its start
     private Map<String, LanePartition> planned;        // the last trigger's lanes, by key
     private volatile StreamMetrics metrics = StreamMetrics.NONE;   // the last trigger's
+    private long lastHangWarnMs;                                   // 0: never warned
 
     JournalStream(ReadOptions options, JournalSchema journal, PartitionReaderFactory readers) {
         this.options = options;
@@ -147,7 +148,23 @@ final class JournalStream implements MicroBatchStream, SupportsTriggerAvailableN
             ordered.put(probe.lane().key(), found.get(probe.lane().key()));
         }
         metrics = StreamMetrics.of(plan.forgotten(), ordered.values());
+        warnIfHanging(metrics.oldestUndecidedAgeMs());
         return ordered;
+    }
+
+    /** A WARNING, at most once per undecidedWarnAfter, while an undecided batch older than
+     *  that holds this stream's lanes, naming the commands that show and end it. */
+    private void warnIfHanging(long oldestAgeMs) {
+        long after = options.undecidedWarnAfterMs();
+        long now = System.currentTimeMillis();
+        if (after <= 0 || oldestAgeMs < after || now - lastHangWarnMs < after) {
+            return;
+        }
+        lastHangWarnMs = now;
+        LOG.warning("an undecided batch has held lanes of " + options.path() + " for "
+                + oldestAgeMs / 1000 + " s: it holds back this stream (heldBackRows). If its query is "
+                + "not coming back, see `sparkjournal transactions " + options.path() + "` and end it "
+                + "with `sparkjournal abort " + options.path() + " --query Q --batch N`");
     }
 
     /** The last trigger's metrics, as its progress shows them ({@link StreamMetrics}). */

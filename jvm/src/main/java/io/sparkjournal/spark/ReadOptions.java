@@ -18,7 +18,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * option {@code commitLog}, Spark's own ({@code path}), and journal options.
  * Which names exist and what each accepts is not restated here: the jar
  * carries them as generated from the Python definitions ({@link OptionNames}).
- * Of the journal options a read uses {@code checksum} only; the rest are
+ * Of the journal options a read uses {@code checksum} and (a stream's
+ * warning of a hanging batch) {@code undecidedWarnAfter}; the rest are
  * checked by name, as the Python reader checks them.
  */
 public final class ReadOptions implements Serializable {
@@ -26,6 +27,8 @@ public final class ReadOptions implements Serializable {
     private static final long serialVersionUID = 1L;
     /** missingHostWait's default (config.py READ): 5s. */
     static final long MISSING_HOST_WAIT_NANOS = 5_000_000_000L;
+    /** undecidedWarnAfter's default (config.py JOURNAL): 600s. */
+    static final long UNDECIDED_WARN_NANOS = 600_000_000_000L;
 
     private final String path;
     private final String commitLog;              // null: <root>/_commits as the driver sees it
@@ -37,11 +40,14 @@ public final class ReadOptions implements Serializable {
     private final Long maxBytes;
     private final long missingHostWaitNanos;
     private final boolean checksum;
+    private final long undecidedWarnNanos;
 
-    private ReadOptions(Map<String, String> read, String path, String commitLog, boolean checksum) {
+    private ReadOptions(Map<String, String> read, String path, String commitLog, boolean checksum,
+                        long undecidedWarnNanos) {
         this.path = path;
         this.commitLog = commitLog;
         this.checksum = checksum;
+        this.undecidedWarnNanos = undecidedWarnNanos;
         this.skipCorrupt = bool(read, "skipCorrupt", false);
         this.allowPartial = bool(read, "allowPartialRead", false);
         this.startingBatchId = whole(read, "startingBatchId", 0);
@@ -64,6 +70,7 @@ public final class ReadOptions implements Serializable {
         Map<String, String> read = new TreeMap<>();
         String commitLog = null;
         boolean checksum = true;
+        long undecidedWarnNanos = UNDECIDED_WARN_NANOS;
         for (Map.Entry<String, String> option : options.asCaseSensitiveMap().entrySet()) {
             String key = option.getKey();
             String value = option.getValue();
@@ -85,9 +92,12 @@ public final class ReadOptions implements Serializable {
                         + "options: " + String.join(", ", OptionNames.journalOptions()) + ")");
             } else if (OptionNames.journalOption(key).equals("checksum")) {
                 checksum = parseBool("checksum", value);
+            } else if (OptionNames.journalOption(key).equals("undecidedWarnAfter")) {
+                undecidedWarnNanos = Times.nanos("undecidedWarnAfter", value,
+                        OptionNames.accepts("undecidedWarnAfter"));
             }
         }
-        return new ReadOptions(read, path, commitLog, checksum);
+        return new ReadOptions(read, path, commitLog, checksum, undecidedWarnNanos);
     }
 
     public String path() {
@@ -131,6 +141,11 @@ public final class ReadOptions implements Serializable {
 
     public boolean checksum() {
         return checksum;
+    }
+
+    /** After how long a stream warns of an undecided batch holding its lanes, ms (0: never). */
+    public long undecidedWarnAfterMs() {
+        return undecidedWarnNanos / 1_000_000L;
     }
 
     private static boolean bool(Map<String, String> read, String name, boolean otherwise) {
