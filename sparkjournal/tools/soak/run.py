@@ -208,6 +208,14 @@ class Soak:
         return generated, found
 
 
+def journal_status(root: str) -> subprocess.CompletedProcess:
+    """``sparkjournal status`` of the soak's journal, as an operator would run
+    it after the fire (printed; the JSON form returned)."""
+    command = [sys.executable, "-m", "sparkjournal", "status", root]
+    print(subprocess.run(command, capture_output=True, text=True, timeout=600).stdout, flush=True)
+    return subprocess.run(command + ["--json"], capture_output=True, text=True, timeout=600)
+
+
 def run(args) -> int:
     soak = Soak(args)
     started = time.monotonic()
@@ -219,6 +227,7 @@ def run(args) -> int:
         generated, places = soak.verdicts()
     finally:
         soak.kill_all()
+    shown = journal_status(soak.root)
     counts = soak.counts
     minutes = (time.monotonic() - started) / 60
     print(f"soak survived {minutes:.1f} min: {generated:,} events in "
@@ -235,5 +244,6 @@ def run(args) -> int:
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump({"minutes": round(minutes, 2), "events": generated, **counts,
-                       "places": [vars(p) for p in places], "passed": passed}, handle, indent=1)
+                       "places": [vars(p) for p in places], "passed": passed,
+                       "status": json.loads(shown.stdout or "null")}, handle, indent=1)
     return 0 if passed else 1
