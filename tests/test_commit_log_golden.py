@@ -16,7 +16,7 @@ import pytest
 from sparkjournal.errors import FormatVersionError
 from sparkjournal.events.commit_log import TxRef
 from sparkjournal.events.commit_times import CommitTimesDamage
-from sparkjournal.events.committed_lanes import committed_lanes
+from sparkjournal.events.committed_lanes import committed_lanes, forgotten_events
 from sparkjournal.events.log_checkpoint import CheckpointDamage
 from sparkjournal.events.log_state import LogState
 
@@ -63,6 +63,10 @@ def answers(state: LogState, expected: dict) -> dict:
                            "root": lane.root, "batches": lane.batches,
                            "node_batches": lane.node_batches}
                           for _key, lane in sorted(committed_lanes(state).items())]
+    if "forgotten" in expected:
+        lost = forgotten_events(state.view(refresh=True))
+        found["forgotten"] = {"nodes": list(lost.nodes), "batches": lost.batches,
+                              "events": lost.events}
     if "last_decided" in expected:
         view = state.view(refresh=True)
         found["last_decided"] = {query: view.last_committed(query) for query in view.queries()}
@@ -71,7 +75,7 @@ def answers(state: LogState, expected: dict) -> dict:
 
 def test_the_corpus_holds_every_case_and_every_outcome_rule():
     assert {"plain", "checkpointed", "damaged-newest", "damaged-both", "newer-format",
-            "damaged-times", "aborted"} <= set(CASES)
+            "damaged-times", "aborted", "forgotten"} <= set(CASES)
     rules = {asked["rule"] for case in CASES for asked in expected_of(case).get("outcomes", [])}
     assert rules == {1, 2, 3, 4, 5}
 

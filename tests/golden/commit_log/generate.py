@@ -256,6 +256,22 @@ def write_aborted(folder: str) -> None:
     record_epochs(log, ABORTED_AFTER_CHECKPOINT)
 
 
+def forget_host_b(folder: str) -> None:
+    """Node N2 (host-b) forgotten, as `sparkjournal nodes --forget` records it."""
+    from sparkjournal.events import forgotten
+    record = forgotten.ForgottenNode(N2, at(30), 10, 100, 0, ("lane-000",))
+    assert forgotten.forget(CommitLog(folder), record)
+
+
+def forgotten_answers() -> dict:
+    """Checkpointed's answers with N2's lane left out of the committed lanes,
+    and what reads leave out: N2's 10 batches, 100 rows (10 rows a tx)."""
+    answers = json.loads(json.dumps(CHECKPOINTED))
+    answers["lanes"] = [entry for entry in answers["lanes"] if entry["node"] != N2]
+    answers["forgotten"] = {"nodes": [N2], "batches": 10, "events": 100}
+    return answers
+
+
 def damaged_times_answers() -> dict:
     """Checkpointed's answers but the commit times of Q's folded batches (its segment 0)."""
     answers = json.loads(json.dumps(CHECKPOINTED))
@@ -351,6 +367,7 @@ CASES = {
         "kind": "format-version", "names": f"_checkpoints/{1:020d}.json", "answer": "view"}}),
     "damaged-times": (None, damage_times, damaged_times_answers()),
     "aborted": (write_aborted, None, ABORTED),
+    "forgotten": (None, forget_host_b, forgotten_answers()),
 }
 
 

@@ -41,7 +41,7 @@ public final class CommitLogGoldenTest {
     static final String GOLDEN = "sparkjournal.golden";
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
     private static final List<String> ANSWERS = List.of("outcomes", "write_epochs", "done", "committed_at_ms",
-            "lanes", "last_decided");
+            "lanes", "forgotten", "last_decided");
 
     private CommitLogGoldenTest() {
     }
@@ -134,6 +134,13 @@ public final class CommitLogGoldenTest {
                         .put("root", lane.root()).put("batches", lane.batches())
                         .put("node_batches", lane.nodeBatches());
             }
+        }
+        if (expected.has("forgotten")) {
+            ForgottenEvents lost = ForgottenEvents.of(log.view());
+            ObjectNode forgotten = found.putObject("forgotten");
+            ArrayNode nodes = forgotten.putArray("nodes");
+            lost.nodes().forEach(nodes::add);
+            forgotten.put("batches", lost.batches()).put("events", lost.events());
         }
         if (expected.has("last_decided")) {
             LogView view = log.view();
