@@ -74,7 +74,8 @@ def text(found: dict) -> str:
                      f"{lane['events_paged']:,} paged; compacted "
                      f"{ago(lane['last_compacted_ms'], now)}, paged {ago(lane['last_paged_ms'], now)}")
     events = found["events"]
-    lines.append(f"events here  {events['live']:,} live, {events['deleted']:,} deleted, "
+    lines.append(f"events here  {events['live']:,} live, {events['deleted']:,} deleted (space not yet "
+                 f"reclaimed), "
                  f"{events['paged']:,} paged")
     if found["undecided"]:
         lines.append(f"undecided    {len(found['undecided'])} batches (see `sparkjournal "
