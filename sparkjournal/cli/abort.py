@@ -36,7 +36,7 @@ def run(args) -> int:
     state = shared_log(uri)
     query, batch = args.query, args.batch
     view = state.view(refresh=True)
-    if state.done(query, batch):
+    if view.done(query, batch) or state.log.committed_entry(query, batch):
         raise SparkJournalError(
             f"batch {batch} of query {query} is committed (it or a later batch of the query is "
             f"decided in {uri}): a committed batch cannot be aborted; nothing was changed")

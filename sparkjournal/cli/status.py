@@ -23,21 +23,18 @@ from ..events.undecided import undecided_batches
 from ..events.visible_events import node_lanes
 from ..units import human_bytes
 from .commit_log_cmd import describe as describe_log
+from .nodes import describe as describe_nodes
 from .transactions import age_text
 
 
 def gather(path: str, log_uri: str | None, now_ms: int) -> dict:
     uri = log_uri or default_log_uri(path)
-    state = LogState(uri)
-    view = state.view(refresh=True)
-    folded = view.checkpoint.with_entries(view.entries)
+    view = LogState(uri).view(refresh=True)
     here = {read_node_id(root): root for root in node_roots(path)}
-    nodes = []
-    for node, counts in sorted(folded.nodes.items()):
-        lanes = sorted(lane for (n, lane) in folded.lanes if n == node)
-        nodes.append({"node": node, "host": node.rsplit("@", 1)[-1], "lanes": len(lanes),
-                      "batches": counts.batches, "events_committed": counts.rows,
-                      "on_this_host": node in here})
+    nodes = [{"node": n["node"], "host": n["host"], "lanes": len(n["lanes"]),
+              "batches": n["batches"], "events_committed": n["events"],
+              "on_this_host": n["root_on_this_host"] is not None}
+             for n in describe_nodes(path, uri)["nodes"]]
     lanes = []
     for lane_dir, node in node_lanes(path):
         summary = summarize_lane(lane_dir, node, {})

@@ -220,16 +220,6 @@ class CommitLog:
         self._remember(key, found)
         return found
 
-    def latest(self, query: str, batch: int) -> Decision | None:
-        """The batch's entry of the highest epoch, None if it has none (an
-        epoch's entry exists only after the previous epoch's abort)."""
-        found, epoch = None, 0
-        while True:
-            entry = self.decision(query, batch, epoch)
-            if entry is None or not entry.aborted:
-                return entry or found
-            found, epoch = entry, epoch + 1
-
     def _remember(self, key: tuple[str, int, int], decision: Decision) -> None:
         """Caches a decision, the oldest forgotten past CACHED_DECISIONS: a
         process reading a log for months keeps a bounded number."""
@@ -248,12 +238,6 @@ class CommitLog:
             if key is not None and key[1] >= found.get(key[0], 0):
                 found[key[0]] = key[1]
         return found
-
-    def entry_files(self, query: str) -> list[tuple[int, str]]:
-        """(batch, file name) of every entry of a query, of every epoch."""
-        infos = self.list_names(f"{self.base}/{safe_name(query)}")
-        return sorted((key[0], info.base_name) for info in infos
-                      if (key := parse_entry_name(info.base_name)) is not None)
 
     def batches(self, query: str) -> list[int]:
         """Batch ids of a query with an entry (of any epoch), ascending."""

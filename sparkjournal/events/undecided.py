@@ -82,7 +82,7 @@ def lane_undecided(lane_dir: str, node: str, journal_options: dict) -> list[tupl
     """The undecided transactions of one lane, with their XIDs."""
     lane = os.path.basename(lane_dir)
     with read_snapshot(lane_dir, journal_options, skip_corrupt=True) as snapshot:
-        found = []
+        found, firsts = [], []              # firsts: each one's first record id
         for prepared in snapshot.prepared():
             xid = BatchXid.decode(prepared.xid)
             if xid is None or not prepared.record_ids:
@@ -94,12 +94,12 @@ def lane_undecided(lane_dir: str, node: str, journal_options: dict) -> list[tupl
                        if r.user_type == event_records.EVENTS)
             found.append((xid, HeldTx(node, lane, lane_dir, prepared.tx_id, len(records), rows,
                                       sum(r.body_len for r in records),
-                                      xid.prepared_at_ms or None, min(prepared.record_ids))))
+                                      xid.prepared_at_ms or None, 0)))
+            firsts.append(min(prepared.record_ids))
         if found:
             visible = [(r.record_id, event_records.read_body(r.body)[0].num_rows)
                        for r in lane_event_records(snapshot, node, lane)]
-            for _xid, held in found:
-                first = held.held_back          # its first record id, until counted
+            for (_xid, held), first in zip(found, firsts):
                 held.held_back = sum(rows for record_id, rows in visible if record_id > first)
         return found
 

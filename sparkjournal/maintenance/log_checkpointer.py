@@ -31,7 +31,8 @@ from ..faults import crash_point
 from ..io.modes import create_file, make_dirs
 from ..events.commit_log import CommitLog, parse_entry_name
 from ..events.log_checkpoint import CheckpointDamage, parse
-from ..events.log_view import CHECKPOINTS, ONE_SHOT_PREFIX, checkpoint_names, newest_checkpoint
+from ..events.log_view import (CHECKPOINTS, ONE_SHOT_PREFIX, checkpoint_names, entries_after,
+                               newest_checkpoint)
 
 log = logging.getLogger("sparkjournal.commitlog")
 
@@ -67,20 +68,10 @@ def checkpoint(commit_log: CommitLog, now_ms: int | None = None,
     name or None, entries folded)."""
     names = checkpoint_names(commit_log)
     _name, base = newest_checkpoint(commit_log, names)
-    state = base.copy()
-    folded: dict[str, dict[int, int]] = {}
-    for query in commit_log.queries():
-        through = state.through(query)
-        if query.startswith(ONE_SHOT_PREFIX) and through >= 0:
-            continue
-        for batch in commit_log.batches(query):
-            if batch <= through:
-                continue
-            decision = commit_log.latest(query, batch)
-            if decision is None or decision.aborted:
-                continue                          # an abort entry is not folded (COMMIT_LOG.md)
-            state.fold(decision)
-            folded.setdefault(query, {})[batch] = decision.committed_at_ms
+    entries = entries_after(commit_log, base, {})
+    state = base.with_entries(entries)            # an abort entry folds nothing (COMMIT_LOG.md)
+    folded = {query: times for query, found in entries.items()
+              if (times := {batch: d.committed_at_ms for batch, d in found.items() if d.committed})}
     stale = (renew_older_than_ms is not None and base.seq >= 0
              and base.written_at_ms < renew_older_than_ms)
     if not folded and not stale:
@@ -145,7 +136,8 @@ def expire(commit_log: CommitLog, retain_batches: int, retain_ns: int,
 
 
 def ensure_times(commit_log: CommitLog, query: str, entries: dict) -> None:
-    """Before retention deletes ``entries`` (keyed by batch), every one's commit
+    """Before retention deletes ``entries`` ({batch: the FileInfo of each of
+    its entries}), every one's commit
     time is in the segments: those missing (a segment written by a writer
     that lost a race, or restored from an older copy) are written from the
     entries, which still exist."""
@@ -153,7 +145,8 @@ def ensure_times(commit_log: CommitLog, query: str, entries: dict) -> None:
     missing = {}
     for batch in entries:
         if times.committed_at_ms(query, batch) is None:
-            decision = commit_log.latest(query, batch)
+            epoch = max(parse_entry_name(info.base_name)[1] for info in entries[batch])
+            decision = commit_log.decision(query, batch, epoch)
             if decision is not None and decision.committed:
                 missing[batch] = decision.committed_at_ms
     if missing:

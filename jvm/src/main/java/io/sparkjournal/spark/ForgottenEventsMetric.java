@@ -31,16 +31,6 @@ public final class ForgottenEventsMetric extends CustomSumMetric {
 
     /** The plan's count. */
     static CustomTaskMetric of(long events) {
-        return new CustomTaskMetric() {
-            @Override
-            public String name() {
-                return NAME;
-            }
-
-            @Override
-            public long value() {
-                return events;
-            }
-        };
+        return TaskCount.of(NAME, events);
     }
 }

@@ -30,16 +30,6 @@ public final class SharedStringsMetric extends CustomSumMetric {
 
     /** A task's count so far. */
     static CustomTaskMetric of(long values) {
-        return new CustomTaskMetric() {
-            @Override
-            public String name() {
-                return NAME;
-            }
-
-            @Override
-            public long value() {
-                return values;
-            }
-        };
+        return TaskCount.of(NAME, values);
     }
 }
