@@ -174,6 +174,12 @@ SINK = OptionTable(
                             writer_name), None,
            "the writer's name in the commit log; set it when several checkpoints must count "
            "as one writer (as Delta's option)", shown_default="the streaming query id"),
+    Option("txnVersion", Whole(0), None,
+           "with txnAppId (both or neither), a format(\"sparkjournal\") batch write is batch "
+           "txnVersion of writer txnAppId: a version already committed is skipped, so a "
+           "retried job writes its rows once (as Delta's option); streams number their own "
+           "batches",
+           accepted="a whole number from 0 up (this write's version)"),
     Option("commitLog", Text("a local path or a URI pyarrow.fs supports (hdfs://, s3://, gs://)",
                              not_blank), None,
            "where the driver's decisions live (reads use it too); on a cluster, put it on "
@@ -191,13 +197,14 @@ SINK = OptionTable(
                              ("PYTHON", "tasks write in Python workers"),
                              ("JVM", "tasks write in the executor JVM, no Python worker"))),
            "AUTO",
-           "who writes a micro-batch's rows on the executors: jvm needs the JVM connector "
+           "who writes a batch's rows on the executors: jvm needs the JVM connector "
            "(a JDK) and refuses, before any task, journal options it does not enforce "
            "(maxSizeBytes, maxRootSizeBytes, largeRecordSize, dirMode, fileMode off their "
-           "defaults) and columns it cannot convert; auto takes jvm where the session has the "
-           "connector and jvm would not refuse, else python, and the query's first batch logs "
-           "which and why; small batches are still written by the driver; the foreachBatch "
-           "sink only",
+           "defaults) and columns it cannot convert; in JournalSink auto takes jvm where the "
+           "session has the connector and jvm would not refuse, else python, and the query's "
+           "first batch logs which and why (small batches are still written by the driver); "
+           "in format(\"sparkjournal\") writers with the connector, auto and jvm are its own "
+           "write, with no Python worker, and python the Python data source's",
            accepted="auto, python (tasks write in Python workers) or jvm (tasks write in the "
                     "executor JVM, no Python worker), any case", shown_default="auto"),
 )

@@ -41,8 +41,8 @@ BAD_READ_VALUES = {
     "startingTimestamp": "last week",
     "maxRowsPerTrigger": 0, "maxBytesPerTrigger": "a lot", "missingHostWait": "a while",
 }
-BAD_WRITE_VALUES = {"txnAppId": "team/app", "commitLog": " ", "smallBatchRows": "-1",
-                    "writer": "scala"}
+BAD_WRITE_VALUES = {"txnAppId": "team/app", "txnVersion": "-1", "commitLog": " ",
+                    "smallBatchRows": "-1", "writer": "scala"}
 
 
 def assert_names(caught, key: str, value, accepted: str) -> None:
