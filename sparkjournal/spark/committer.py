@@ -68,11 +68,14 @@ class BatchMetrics:
     on_driver: bool = False      # a small batch the driver wrote (sink.py, smallBatchRows)
     tasks_because: str = ""      # why tasks wrote it though smallBatchRows is on (sink.py)
     jvm: bool = False            # JVM tasks wrote it (sink.py: writer "jvm", or "auto" took it)
+    through_format: bool = False  # a Connect server's format("sparkjournal") write did (sink.py)
 
     def line(self) -> str:
         if self.skipped:
             return f"batch {self.batch} of query {self.query}: already committed, skipped"
         source = ("the driver" if self.on_driver
+                  else f"{self.tasks} tasks of the server's format('sparkjournal') write"
+                  if self.through_format
                   else f"{self.tasks} {'JVM tasks' if self.jvm else 'tasks'}")
         if self.tasks_because:
             source += f" ({self.tasks_because})"

@@ -14,6 +14,15 @@ decided is not written twice: its tasks find the decision and write nothing,
 and any transaction a replay still wrote is aborted by the existing decision.
 A batch write is one decision of its own (query ``batch-write-<id>``); an
 aborted one records an empty decision, so its prepared data is rolled back.
+With Delta's idempotent-write options ``txnAppId`` and ``txnVersion`` (both
+or neither) it is batch ``txnVersion`` of query ``txnAppId`` instead: a
+write whose batch is done already writes nothing (how the foreachBatch sink
+writes from a Spark Connect client, sink.py), and an aborted one records
+nothing (presumed abort: a retry of the same version writes it).
+
+These are the Python writers: with the JVM connector on the classpath the
+name is the connector's, whose own writes serve ``format("sparkjournal")``
+unless ``writer`` is ``python`` (jvm/.../JournalTable.java).
 """
 from __future__ import annotations
 
@@ -46,7 +55,7 @@ class JournalCommitMessage(WriterCommitMessage):
     message: dict | None            # a TaskMessage's to_json (plain values); None: no rows
 
 
-def _setup(options) -> tuple[str, BatchCommitter, tuple, str | None]:
+def _setup(options) -> tuple[str, BatchCommitter, tuple, dict]:
     options = dict(options)
     path = options.get("path")
     if not path:
@@ -54,17 +63,28 @@ def _setup(options) -> tuple[str, BatchCommitter, tuple, str | None]:
                                 ".start(path) or .option('path', ...)")
     sink_options, journal_options = split_options(options)
     if sink_options.get("writer") == "JVM":
-        raise SparkJournalError("writer=jvm is an option of the foreachBatch sink only "
-                                "(foreachBatch(JournalSink(path, writer='jvm'))): the "
-                                "format('sparkjournal') writers write through Python tasks; "
-                                "leave writer unset or set it to python")
+        raise SparkJournalError("writer=jvm needs sparkjournal's JVM connector in the session "
+                                "(for a Spark Connect client: in the server, spark-submit --jars "
+                                "\"$(sparkjournal jar)\"); without it the format('sparkjournal') "
+                                "writers write through Python tasks: leave writer unset or set "
+                                "it to python")
+    if "txnVersion" in sink_options and "txnAppId" not in sink_options:
+        raise SparkJournalError("txnVersion needs txnAppId: together they make a write "
+                                "idempotent (batch txnVersion of writer txnAppId)")
     committer = BatchCommitter(path, journal_options, sink_options.get("commitLog"))
-    return path, committer, tuple(sorted(journal_options.items())), sink_options.get("txnAppId")
+    return path, committer, tuple(sorted(journal_options.items())), sink_options
 
 
 class _Writer:
     def __init__(self, options, schema, query: str | None, batch: int | None):
-        self.path, committer, self.journal_options, app_id = _setup(options)
+        self.path, committer, self.journal_options, sink_options = _setup(options)
+        app_id = sink_options.get("txnAppId")
+        if "txnVersion" in sink_options:
+            if batch is None:
+                raise SparkJournalError("txnVersion is an option of batch writes (df.write): a "
+                                        "stream's batches are numbered by Spark")
+            query, batch = app_id, sink_options["txnVersion"]     # an idempotent batch write
+        self.idempotent = "txnVersion" in sink_options
         self.log_uri = committer.log_uri
         self.plan = WritePlan(self.path, self.journal_options, self.log_uri, app_id or query, batch,
                               committer.log.log_id(create=True))
@@ -103,9 +123,14 @@ class JournalBatchWriter(_Writer, DataSourceArrowWriter):
         super().__init__(options, schema, f"batch-write-{uuid.uuid4().hex[:16]}", 0)
 
     def commit(self, messages) -> None:
-        self._finish(messages, 0)
+        self._finish(messages, self.plan.batch)
 
     def abort(self, messages) -> None:
+        if self.idempotent:
+            log.warning("batch %d of writer %s into %s aborted: nothing of it is visible; a "
+                        "retry of the same txnVersion writes it", self.plan.batch,
+                        self.plan.query, self.path)
+            return
         committer = self._committer()
         if not committer.is_committed(self.plan.query, 0):
             committer.log.record(self.plan.query, 0, [])

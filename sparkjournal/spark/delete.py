@@ -36,6 +36,7 @@ from ..config import load_config
 from ..errors import SparkJournalError
 from ..events.requests import submit
 from ..maintenance.lane_requests import apply_now, carry_out_all
+from .connect import require_classic
 from .lane_cache import held_here
 from .locality import located_read
 from .sink import split_options
@@ -68,6 +69,10 @@ def delete(spark, path: str, predicate: str, **options) -> DeleteReport:
     """Deletes the events of the journal at ``path`` for which ``predicate`` (a
     Spark SQL condition over the events' and metadata columns) is true."""
     from pyspark.sql import functions as F
+    require_classic(spark, "sparkjournal.delete",
+                    "call it from a classic session (pyspark, a notebook's local session, or "
+                    "spark-submit without spark.api.mode=connect) on a driver that reaches the "
+                    "journal's commit log; nothing was deleted")
     _sink, journal_options = split_options({k: str(v) for k, v in options.items()})
     frame, plan = located_read(spark, path, native_pages=False, **options)
     try:

@@ -35,11 +35,14 @@ def session(app_name: str, args):
     """The job's SparkSession, spark.locality.wait set so tasks wait for their lane's
     node, with sparkjournal's JVM connector (connector.py)."""
     from pyspark.sql import SparkSession
+    from .connect import require_classic
     from .connector import attach, configure
     builder = SparkSession.builder.appName(app_name).config("spark.locality.wait", args.locality_wait)
     if args.master:
         builder = builder.master(args.master)
     spark = configure(builder).getOrCreate()
+    require_classic(spark, f"the job {app_name}",
+                    "run it with spark-submit without spark.api.mode=connect; nothing was done")
     attach(spark)
     spark.sparkContext.setLogLevel("WARN")
     return spark

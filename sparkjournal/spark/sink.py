@@ -42,6 +42,18 @@ journal options it does not enforce and columns it cannot convert. "auto"
 the query's first batch. Small batches are written by the driver either way.
 The start line says "writer=jvm" or "writer=python" and why; a batch's line
 says "from N JVM tasks" or "from N tasks".
+
+From a Spark Connect client (connect.py) the sink is pickled and runs in the
+Python process the server starts on its driver's host, which has no py4j:
+a batch that is not small is written by the server's own
+``format("sparkjournal")`` write with Delta's idempotent-write options
+``txnAppId`` = the query and ``txnVersion`` = the batch id (the JVM
+connector's write where the server has it, else the Python data source's;
+``writer`` is passed on), whose driver half records the same decision in the
+same commit log. Connect does not give foreachBatch the query id, so
+``txnAppId`` is required there: the first batch fails before any row is
+written without it. The committer is made in the process that runs the
+batches, never pickled.
 """
 from __future__ import annotations
 
@@ -52,6 +64,7 @@ import time
 from ..config import LOCAL_SMALL_BATCH_ROWS, SINK, SPARK_OWN, load_config
 from ..errors import SparkJournalError
 from .committer import BatchCommitter, BatchMetrics
+from .connect import is_connect
 from .connector import attach
 from .jvm_sink import jvm_write, writer_choice
 from .lane_writer import WritePlan, arrow_task, write_task
@@ -111,10 +124,12 @@ class JournalSink:
         self.path = path
         self.txn_app_id = sink_options.get("txnAppId")
         self.journal_options = tuple(sorted((k, str(v)) for k, v in journal_options.items()))
-        self.committer = BatchCommitter(path, journal_options, sink_options.get("commitLog"))
+        self.commit_log_option = sink_options.get("commitLog")
+        self._committer: BatchCommitter | None = None      # made where batches run: committer
         self.small_batch_option = sink_options.get("smallBatchRows")   # None: not set
         self.writer_option = sink_options.get("writer", "AUTO")
         self.jvm = False                              # tasks write in the JVM: from the first batch
+        self.connect = False                          # a Connect client's: from the first batch
         self.small_batch_rows: int | None = None      # in effect, from the first batch on
         self._small_batch_line = ""                   # ... and why, as logged
         self._announced = None                        # the query whose start was logged
@@ -122,9 +137,34 @@ class JournalSink:
         self._landed = 0
         self._last_rows = 0                  # rows of the last batch written: small or not
 
+    @property
+    def committer(self) -> BatchCommitter:
+        """The driver's half of the commit, made at first use in the process
+        that runs the batches (a Connect client pickles the sink before the
+        server runs it)."""
+        if self._committer is None:
+            self._committer = BatchCommitter(self.path, dict(self.journal_options),
+                                             self.commit_log_option)
+        return self._committer
+
+    def __getstate__(self) -> dict:
+        """What a Connect client pickles: the sink's options, none of its
+        run-time state (the committer's locks and cached views)."""
+        state = dict(self.__dict__)
+        state.update(_committer=None, _announced=None, jvm=False, connect=False, small_batch_rows=None,
+                     _small_batch_line="", _landed=0, _last_rows=0,
+                     history=collections.deque(maxlen=HISTORY))
+        return state
+
     def query_id(self, df) -> str:
         if self.txn_app_id:
             return self.txn_app_id
+        if is_connect(df.sparkSession):
+            raise SparkJournalError(
+                f"JournalSink({self.path!r}) runs for a Spark Connect client, whose foreachBatch "
+                f"is not told the streaming query's id that the sink's exactly-once decision is "
+                f"keyed by: pass txnAppId='<a stable name for this query>' to JournalSink "
+                f"(nothing of this batch was written)")
         query = df.sparkSession.sparkContext.getLocalProperty("sql.streaming.queryId")
         if not query:
             raise SparkJournalError("JournalSink cannot see the streaming query id: pass "
@@ -151,6 +191,9 @@ class JournalSink:
                 message = write_task(iter(small.to_batches()), plan)      # here, on the driver
                 messages = [message] if message is not None else []
                 metrics.on_driver = True
+            elif self.connect:
+                self._connect_write(df, query, batch_id, metrics)
+                messages = None
             elif self.jvm:
                 messages = jvm_write(df, plan, self.committer.config, timezone)
                 metrics.jvm = True
@@ -158,7 +201,8 @@ class JournalSink:
                 rows = df.mapInArrow(arrow_task(plan), message_ddl()).collect()
                 messages = [TaskMessage.from_json(row.asDict()) for row in rows]
             metrics.job_ms = (time.perf_counter() - started) * 1e3
-            self.committer.commit(query, batch_id, messages, metrics)
+            if messages is not None:
+                self.committer.commit(query, batch_id, messages, metrics)
             self._last_rows = metrics.rows + metrics.dropped_rows
         self.history.append(metrics)
         self._landed += 1
@@ -167,14 +211,48 @@ class JournalSink:
     def _start(self, df, query: str) -> None:
         """Settles smallBatchRows from the master, once, and the writer, and
         logs both and why at the query's first batch."""
-        attach(df.sparkSession)          # the first sparkjournal call on the session
+        self.connect = is_connect(df.sparkSession)
+        if not self.connect:
+            attach(df.sparkSession)      # the first sparkjournal call on the session
         if self.small_batch_rows is None:
-            master = df.sparkSession.sparkContext.master
+            master = df.sparkSession.conf.get("spark.master")
             self.small_batch_rows, self._small_batch_line = small_batch_rows(
                 self.small_batch_option, master)
-        self.jvm, writer = writer_choice(df, self.writer_option, self.committer.config)
+        if self.connect:
+            writer = (f"writer={self.writer_option.lower()} (Spark Connect: batches that are not "
+                      f"small are written by the server's format('sparkjournal') write, the JVM "
+                      f"connector's where the server has it)")
+        else:
+            self.jvm, writer = writer_choice(df, self.writer_option, self.committer.config)
         log.info("query %s into %s: %s; %s", query, self.path, writer, self._small_batch_line)
         self._announced = query
+
+    def _connect_write(self, df, query: str, batch: int, metrics: BatchMetrics) -> None:
+        """The batch written by the Connect server's ``format("sparkjournal")``
+        write, idempotent per (txnAppId, txnVersion) = (query, batch): its driver
+        half records the decision. ``metrics`` are read back from that decision;
+        the commit log is checkpointed here as after the sink's own decisions.
+        Crash behaviour: that write's (a replay finds the batch done and skips)."""
+        writer = (df.write.format("sparkjournal").mode("append")
+                  .option("txnAppId", query).option("txnVersion", str(batch)))
+        for key, value in self.journal_options:
+            writer = writer.option(key, value)
+        if self.commit_log_option:
+            writer = writer.option("commitLog", self.commit_log_option)
+        if self.writer_option != "AUTO":
+            writer = writer.option("writer", self.writer_option.lower())
+        writer.save(self.path)
+        shared = self.committer.shared
+        decision = shared.view(refresh=True).decision(query, batch)
+        if decision is not None:
+            metrics.rows = decision.rows
+            metrics.tasks = len(decision.txs)
+            metrics.records = sum(int(t.get("records", 0)) for t in decision.txs)
+            metrics.bytes = sum(int(t.get("bytes", 0)) for t in decision.txs)
+            metrics.lanes = sorted({f"{t.get('host', t['node'])}:{t.get('root', '')}/{t['lane']}"
+                                    for t in decision.txs})
+        metrics.through_format = True
+        self.committer.checkpointer.after_decision(sum(map(len, shared.view().entries.values())))
 
     def _small_batch(self, df, arrow_schema, metrics: BatchMetrics):
         """The whole micro-batch as an Arrow table if it has at most
