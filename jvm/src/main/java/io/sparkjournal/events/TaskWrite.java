@@ -14,7 +14,9 @@ import java.util.logging.Logger;
  * Python's {@code lane_writer.write_task} does, for bodies already encoded
  * (Arrow IPC streams tagged as {@code event_records.tag} tags them).
  *
- * <p>{@link #run}: refuses journal options the JVM writer does not enforce
+ * <p>{@link #open} then {@link #append} per body and {@link #prepare} (or
+ * {@link #abort}), the push API a DataSource V2 {@code DataWriter} drives, and
+ * {@link #run} over an iterator of bodies, which uses it: {@link #open} refuses journal options the JVM writer does not enforce
  * ({@link TaskWriteOptions}); refuses when the commit log at the plan's URI has
  * another LOG_ID than the driver's (Python's {@code _check_same_log}, same
  * message); returns null when the batch is done already (a replay: a commit
@@ -79,16 +81,65 @@ public final class TaskWrite {
     public record Body(ByteBuffer ipc, long rows, long bytes) {
     }
 
-    private TaskWrite() {
+    private final Plan plan;
+    private final Identity identity;
+    private final TaskWriteOptions options;
+    private final Resolver resolver;
+    private final RootLanes.Opened opened;
+    private final LaneAppender appender;
+    private final long epoch;
+    private final String host;
+    private final String where;
+    private long tx;
+    private long records;
+    private long rows;
+    private long bytes;
+    private long appendNs;
+    private boolean finished;             // prepared, or given up: the lane writer is gone
+
+    private TaskWrite(Plan plan, Identity identity, TaskWriteOptions options, Resolver resolver,
+                      RootLanes.Opened opened, long epoch, String host, String where) {
+        this.plan = plan;
+        this.identity = identity;
+        this.options = options;
+        this.resolver = resolver;
+        this.opened = opened;
+        this.appender = opened.appender();
+        this.epoch = epoch;
+        this.host = host;
+        this.where = where;
     }
 
     /**
      * Writes the task's bodies as one prepared transaction (see the class);
      * the message as {@code TaskMessage.to_json} makes it (fields in its
-     * order), or null when there is nothing to write.
+     * order), or null when there is nothing to write. The push API
+     * ({@link #open}, {@link #append}, {@link #prepare}) over an iterator.
      */
     public static Map<String, Object> run(Plan plan, Identity identity, Iterator<Body> bodies,
                                           String executorId) throws IOException {
+        TaskWrite task = open(plan, identity, executorId);
+        if (task == null) {
+            return null;                          // a replay of a committed batch: nothing to write
+        }
+        try {
+            while (bodies.hasNext()) {
+                task.append(bodies.next());
+            }
+        } catch (IOException | RuntimeException | Error failed) {
+            throw task.fail(failed);
+        }
+        return task.prepare();
+    }
+
+    /**
+     * Opens the task's write (the checks, the lane, the decided PREPAREs
+     * ended: see the class), or returns null when the batch is done: the task
+     * writes nothing. The caller then {@link #append}s bodies and ends with
+     * {@link #prepare} or {@link #abort}; nothing of it is visible before the
+     * commit log decides its batch.
+     */
+    public static TaskWrite open(Plan plan, Identity identity, String executorId) throws IOException {
         String host = RootLanes.hostName();
         TaskWriteOptions options;
         try {
@@ -101,7 +152,7 @@ public final class TaskWrite {
         checkSameLog(plan, log, host);
         LogView view = log.view();
         if (view.done(plan.query(), plan.batch()) || log.hasEntry(plan.query(), plan.batch())) {
-            return null;                          // a replay of a committed batch: nothing to write
+            return null;
         }
         long epoch = view.writeEpoch(plan.query(), plan.batch());
         String where = "batch " + plan.batch() + " of query " + plan.query() + " on host " + host;
@@ -131,65 +182,100 @@ public final class TaskWrite {
                 throw refused;
             }
         }
-        Map<String, Object> message;
+        TaskWrite task = new TaskWrite(plan, identity, options, resolver, opened, epoch, host,
+                where + ", lane " + opened.directory());
         try {
-            message = writePrepared(opened, plan, identity, epoch, bodies, resolver, host,
-                    where + ", lane " + opened.directory());
+            PreparedEnding.end(task.appender, opened.node(), opened.lane(), resolver);
         } catch (IOException | RuntimeException | Error failed) {
-            LaneWriters.drop(opened);
-            throw failed;
+            throw task.fail(failed);
         }
-        LaneWriters.give(opened, options.appendConfig(), options.laneIdleNanos());
-        return message;
+        return task;
     }
 
-    private static Map<String, Object> writePrepared(RootLanes.Opened opened, Plan plan,
-            Identity identity, long epoch, Iterator<Body> bodies, Resolver resolver, String host,
-            String where)
-            throws IOException {
-        LaneAppender appender = opened.appender();
-        long tx = 0;
-        boolean prepared = false;
-        long records = 0;
-        long rows = 0;
-        long bytes = 0;
-        long appendNs = 0;
-        long written;
+    /** Appends one body to the task's transaction (begun by the first body with rows). */
+    public void append(Body body) throws IOException {
+        if (body.rows() <= 0) {
+            return;                               // Python writes no empty piece
+        }
+        try {
+            long started = System.nanoTime();
+            if (tx == 0) {
+                tx = appender.nextTxId();
+            }
+            appender.appendAddTx(tx, appender.nextRecordId(), EVENTS, body.ipc());
+            appendNs += System.nanoTime() - started;
+            records++;
+            rows += body.rows();
+            bytes += body.bytes();
+        } catch (IOException | RuntimeException | Error failed) {
+            throw fail(failed);
+        }
+    }
+
+    /**
+     * PREPAREs the transaction, synced, and gives the lane writer back to the
+     * pool; the commit message, or null when no body had rows.
+     */
+    public Map<String, Object> prepare() throws IOException {
+        long written = System.nanoTime();
         long done;
         try {
-            PreparedEnding.end(appender, opened.node(), opened.lane(), resolver);
-            while (bodies.hasNext()) {
-                Body body = bodies.next();
-                if (body.rows() <= 0) {
-                    continue;                     // Python writes no empty piece
-                }
-                long started = System.nanoTime();
-                if (tx == 0) {
-                    tx = appender.nextTxId();
-                }
-                appender.appendAddTx(tx, appender.nextRecordId(), EVENTS, body.ipc());
-                appendNs += System.nanoTime() - started;
-                records++;
-                rows += body.rows();
-                bytes += body.bytes();
+            if (tx != 0) {
+                appender.prepare(tx, XidEncoder.encode(plan.logUri(), plan.query(), plan.batch(),
+                        identity.partition(), identity.attempt(), identity.task(), epoch,
+                        System.currentTimeMillis()), true);
             }
-            if (tx == 0) {
-                return null;
-            }
-            written = System.nanoTime();
-            appender.prepare(tx, XidEncoder.encode(plan.logUri(), plan.query(), plan.batch(),
-                    identity.partition(), identity.attempt(), identity.task(), epoch,
-                    System.currentTimeMillis()), true);
-            prepared = true;
             done = System.nanoTime();
-        } catch (IOException | RuntimeException | Error error) {
-            abandon(appender, tx, prepared, error);
-            if (error instanceof Error || error instanceof SinkTaskException) {
-                throw error;
-            }
-            throw new SinkTaskException(where + ": " + error.getClass().getSimpleName() + ": "
-                    + error.getMessage(), error);
+        } catch (IOException | RuntimeException | Error failed) {
+            throw fail(failed);
         }
+        finished = true;
+        LaneWriters.give(opened, options.appendConfig(), options.laneIdleNanos());
+        return tx == 0 ? null : message(written, done);
+    }
+
+    /**
+     * Gives the task up before its PREPARE: its transaction is rolled back and
+     * the lane writer closed. After {@link #prepare} nothing is done (the
+     * prepared transaction is the commit log's to decide).
+     */
+    public void abort() {
+        if (!finished) {
+            abandon(new SinkTaskException(where + ": the task was aborted", null));
+        }
+    }
+
+    /** A failure before the PREPARE is durable: rolls the transaction back, closes the lane
+     *  writer, and returns what to throw (Errors are thrown as they are). */
+    private IOException fail(Throwable error) {
+        abandon(error);
+        if (error instanceof Error fatal) {
+            throw fatal;
+        }
+        if (error instanceof SinkTaskException refused) {
+            return refused;
+        }
+        return new SinkTaskException(where + ": " + error.getClass().getSimpleName() + ": "
+                + error.getMessage(), error);
+    }
+
+    private void abandon(Throwable error) {
+        if (finished) {
+            return;
+        }
+        finished = true;
+        if (tx != 0) {
+            try {
+                appender.rollback(tx, false);     // made durable by the close that follows
+            } catch (IOException | RuntimeException failed) {
+                // It never got a record, or the appender stopped: the next opener rolls it back.
+                error.addSuppressed(failed);
+            }
+        }
+        LaneWriters.drop(opened);
+    }
+
+    private Map<String, Object> message(long written, long done) {
         Map<String, Object> message = new LinkedHashMap<>();
         message.put("query", plan.query());
         message.put("batch", plan.batch());
@@ -218,19 +304,6 @@ public final class TaskWrite {
             ForgottenNode.refuseRoot(view.forgotten(), node, root.toString());
         } catch (EventsException refused) {
             throw new SinkTaskException(where + ": " + refused.getMessage(), refused);
-        }
-    }
-
-        /** A failed task: rolls back its unprepared tx (a prepared one is the commit log's). */
-    private static void abandon(LaneAppender appender, long tx, boolean prepared, Throwable error) {
-        if (tx == 0 || prepared) {
-            return;
-        }
-        try {
-            appender.rollback(tx, false);         // made durable by the close that follows
-        } catch (IOException | RuntimeException failed) {
-            // It never got a record, or the appender stopped: the next opener rolls it back.
-            error.addSuppressed(failed);
         }
     }
 

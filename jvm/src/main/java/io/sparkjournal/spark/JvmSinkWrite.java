@@ -71,22 +71,9 @@ public final class JvmSinkWrite {
 
     /** lane_writer.INJECT_FAILURE. */
     public static final String INJECT_FAILURE = "sparkjournal.inject.fail";
-    /** event_records.RECORD_BYTES: the largest piece, where data files are large enough. */
-    static final long RECORD_BYTES = 4L << 20;
-
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private JvmSinkWrite() {
-    }
-
-    /** What every task needs: the driver's plan, parsed and checked once. */
-    record Plan(String path, HashMap<String, Object> options, String logUri, String logId,
-                String query, long batch, String timezone, int chunkRows, long maxBody,
-                StructType schema) implements Serializable {
-
-        TaskWrite.Plan taskPlan() {
-            return new TaskWrite.Plan(path, options, logUri, logId, query, batch);
-        }
     }
 
     /**
@@ -100,7 +87,7 @@ public final class JvmSinkWrite {
         ConnectorBuild.requireOnExecutors(dataset.sparkSession().sparkContext(),
                 "JournalSink(writer='jvm')");
         int chunkRows = dataset.sparkSession().sessionState().conf().arrowMaxRecordsPerBatch();
-        Plan plan = parse(planJson, dataset.schema(), chunkRows);
+        TaskPlan plan = parse(planJson, dataset.schema(), chunkRows);
         List<String> messages = dataset.queryExecution().toRdd().toJavaRDD()
                 .mapPartitions(new Task(plan)).collect();
         return messages.toArray(new String[0]);
@@ -125,20 +112,14 @@ public final class JvmSinkWrite {
     }
 
     /** The plan of {@code planJson} for rows of {@code schema}, checked (see the class). */
-    static Plan parse(String planJson, StructType schema, int chunkRows) throws IOException {
+    static TaskPlan parse(String planJson, StructType schema, int chunkRows) throws IOException {
         JsonNode node = JSON.readTree(planJson);
         HashMap<String, Object> options = JSON.convertValue(node.get("options"),
                 new TypeReference<HashMap<String, Object>>() { });
         String timezone = text(node, "timezone");
         check(options, schema, timezone);                     // refused here: before any job
-        long fileSize = ((Number) options.get("fileSize")).longValue();
-        long bufferSize = ((Number) options.get("bufferSize")).longValue();
-        // event_records.piece_bytes
-        long maxBody = Math.max(bufferSize,
-                Math.min(RECORD_BYTES, (fileSize - Layout.FILE_HEADER_SIZE) / 4));
-        return new Plan(text(node, "path"), options, text(node, "log_uri"), text(node, "log_id"),
-                text(node, "query"), node.get("batch").asLong(), timezone,
-                chunkRows > 0 ? chunkRows : Integer.MAX_VALUE, maxBody, schema);
+        return TaskPlan.of(text(node, "path"), options, text(node, "log_uri"), text(node, "log_id"),
+                text(node, "query"), node.get("batch").asLong(), timezone, chunkRows, schema);
     }
 
     /** Refuses (IllegalArgumentException, naming it) a journal option the JVM writer does
@@ -156,9 +137,9 @@ public final class JvmSinkWrite {
     /** One task: its rows in, its message (zero or one JSON string) out. */
     static final class Task implements FlatMapFunction<java.util.Iterator<InternalRow>, String> {
         private static final long serialVersionUID = 1L;
-        private final Plan plan;
+        private final TaskPlan plan;
 
-        Task(Plan plan) {
+        Task(TaskPlan plan) {
             this.plan = plan;
         }
 
@@ -168,14 +149,10 @@ public final class JvmSinkWrite {
             TaskWrite.Identity identity = new TaskWrite.Identity(context.partitionId(),
                     context.attemptNumber(), context.taskAttemptId());
             String inject = context.getLocalProperty(INJECT_FAILURE);
-            Schema arrow = SparkArrowSchema.toArrow(plan.schema(), plan.timezone());
             Map<String, Object> message;
-            try (BufferAllocator allocator = ArrowUtils.rootAllocator().newChildAllocator(
-                    "sparkjournal-sink-task-" + context.taskAttemptId(), 0, Long.MAX_VALUE);
-                 VectorSchemaRoot root = VectorSchemaRoot.create(arrow, allocator)) {
-                Bodies bodies = new Bodies(root, rows, plan, identity, inject);
-                message = TaskWrite.run(plan.taskPlan(), identity, bodies,
-                        SparkEnv.get().executorId());
+            try (ArrowPieces pieces = new ArrowPieces(plan, context.taskAttemptId())) {
+                message = TaskWrite.run(plan.taskPlan(), identity,
+                        new Bodies(pieces, rows, identity, inject), SparkEnv.get().executorId());
             }
             if (message == null) {
                 return Collections.emptyIterator();
@@ -210,78 +187,45 @@ public final class JvmSinkWrite {
 
     /**
      * The task's bodies, made as they are asked for: a chunk of rows is
-     * converted into the reused root when the last piece of the one before was
-     * handed out, then cut into pieces, each encoded when asked for.
+     * converted when the last piece of the one before was handed out
+     * ({@link ArrowPieces}).
      */
     static final class Bodies implements Iterator<TaskWrite.Body> {
-        private final VectorSchemaRoot root;
-        private final ArrowWriter writer;
+        private final ArrowPieces pieces;
         private final Iterator<InternalRow> rows;
-        private final Plan plan;
         private final TaskWrite.Identity identity;
         private final String inject;
-        private int filled;                   // rows of the chunk in root
-        private int start;                    // the chunk's next piece starts here
-        private int step;                     // rows per piece of this chunk
-        private long handedOut;               // rows in bodies handed out
         private TaskWrite.Body next;
-        private final BodyBuffer bodies;      // TaskWrite copies a body before asking for the next
 
-        Bodies(VectorSchemaRoot root, Iterator<InternalRow> rows, Plan plan,
-               TaskWrite.Identity identity, String inject) {
-            this.root = root;
-            this.writer = ArrowWriter.create(root);
+        Bodies(ArrowPieces pieces, Iterator<InternalRow> rows, TaskWrite.Identity identity,
+               String inject) {
+            this.pieces = pieces;
             this.rows = rows;
-            this.plan = plan;
             this.identity = identity;
             this.inject = inject;
-            this.bodies = new BodyBuffer((int) Math.min(plan.maxBody(), 64 << 20));
         }
 
         @Override
         public boolean hasNext() {
             while (next == null) {
-                if (start < filled) {
-                    int length = Math.min(step, filled - start);
-                    long bytes = 0;
-                    for (FieldVector vector : root.getFieldVectors()) {
-                        bytes += ArrowBytes.of(vector, start, length);
-                    }
-                    bodies.clear();
-                    try {
-                        EventsBodyWriter.write(root, start, length, plan.query(), plan.batch(),
-                                bodies);
-                    } catch (IOException impossible) {             // it writes to memory
-                        throw new UncheckedIOException(impossible);
-                    }
-                    next = new TaskWrite.Body(bodies.body(), length, bytes);
-                    start += length;
-                    handedOut += length;
-                } else if (rows.hasNext()) {
-                    fillChunk();
-                } else {
-                    String injected = handedOut > 0 ? injected(inject, identity, "afterWrite")
-                            : null;
+                next = pieces.next();
+                if (next != null) {
+                    break;
+                }
+                if (!rows.hasNext()) {
+                    String injected = pieces.handedOut() > 0
+                            ? injected(inject, identity, "afterWrite") : null;
                     if (injected != null) {
                         throw new InjectedFailure(injected);         // all appended, no PREPARE
                     }
                     return false;
                 }
+                while (rows.hasNext() && !pieces.add(rows.next())) {
+                    // the chunk fills
+                }
+                pieces.seal();
             }
             return true;
-        }
-
-        private void fillChunk() {
-            writer.reset();
-            int count = 0;
-            while (count < plan.chunkRows() && rows.hasNext()) {
-                writer.write(rows.next());
-                count++;
-            }
-            writer.finish();
-            filled = count;
-            start = 0;
-            step = EventsBodyWriter.rowsPerPiece(root, plan.maxBody());
         }
 
         @Override
