@@ -25,16 +25,24 @@ public final class PythonText {
     /** {@code json.dumps(value, sort_keys=True, separators=(",", ":"))}. */
     static String canonical(Object value) {
         StringBuilder out = new StringBuilder();
-        write(value, out);
+        write(value, out, ",", ":");
         return out.toString();
     }
 
-    private static void write(Object value, StringBuilder out) {
-        if (value == JsonText.NULL) {
+    /** {@code json.dumps(value, sort_keys=True)}: Python's default separators {@code ", "} and
+     *  {@code ": "} (a commit log entry's bytes). Longs and Integers are taken too. */
+    public static String dumps(Object value) {
+        StringBuilder out = new StringBuilder();
+        write(value, out, ", ", ": ");
+        return out.toString();
+    }
+
+    private static void write(Object value, StringBuilder out, String items, String keyed) {
+        if (value == null || value == JsonText.NULL) {
             out.append("null");
         } else if (value instanceof Boolean) {
             out.append(((Boolean) value) ? "true" : "false");
-        } else if (value instanceof BigInteger) {
+        } else if (value instanceof BigInteger || value instanceof Long || value instanceof Integer) {
             out.append(value);
         } else if (value instanceof Double) {
             out.append(floatRepr((Double) value, true));
@@ -44,9 +52,9 @@ public final class PythonText {
             out.append('[');
             boolean first = true;
             for (Object item : (List<?>) value) {
-                out.append(first ? "" : ",");
+                out.append(first ? "" : items);
                 first = false;
-                write(item, out);
+                write(item, out, items, keyed);
             }
             out.append(']');
         } else {
@@ -59,11 +67,11 @@ public final class PythonText {
             out.append('{');
             boolean first = true;
             for (String key : keys) {
-                out.append(first ? "" : ",");
+                out.append(first ? "" : items);
                 first = false;
                 string(key, out);
-                out.append(':');
-                write(map.get(key), out);
+                out.append(keyed);
+                write(map.get(key), out, items, keyed);
             }
             out.append('}');
         }

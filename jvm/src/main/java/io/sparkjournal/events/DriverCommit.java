@@ -1,0 +1,85 @@
+package io.sparkjournal.events;
+
+import io.sparkjournal.format.FormatVersionException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * Phase two of the two-phase commit on the driver, in the JVM: what Python's
+ * {@code BatchCommitter.commit} does with the tasks' messages, minus what it
+ * leaves to others here.
+ *
+ * <p>Contract of {@link #commit}: given the messages of the winning task
+ * attempts (each a {@code TaskMessage.to_json} map), it takes the batch's
+ * epoch as {@code BatchCommitter.write_epoch} does (every task's epoch, which
+ * must be one and the same, else an operator's abort landed while they ran and
+ * the batch fails saying so; no message: {@link LogView#writeEpoch} of a fresh
+ * view) and records the decision naming exactly their transactions
+ * ({@code TaskMessage.decided()}'s fields) with {@link CommitLogWriter#record}:
+ * the commit point. The caller asks {@link #done} first and skips a batch
+ * that is done.
+ *
+ * <p>Not done here, by design: COMMIT records into the lanes after the
+ * decision (a lane's prepared transactions are resolved from the commit log
+ * by its readers and by its next writer, {@link PreparedEnding}), and
+ * commit-log checkpoints and retention (left to maintenance:
+ * {@code sparkjournal compact} and the jobs' {@code maintain}).
+ *
+ * <p>Crash behaviour: killed before the entry is linked into place, nothing
+ * of the batch is visible (its prepared transactions stay undecided until a
+ * replay's decision leaves them out; Spark replays the batch); after, the
+ * batch is committed and a replay finds it done.
+ */
+public final class DriverCommit {
+
+    /** The fields of a task message a decision records (task_message.DECIDED). */
+    static final List<String> DECIDED = List.of("node", "host", "root", "lane", "tx", "records",
+            "rows", "bytes");
+
+    private DriverCommit() {
+    }
+
+    /** Whether the batch is done (COMMIT_LOG.md): a replay of it is skipped. */
+    public static boolean done(CommitLog log, String query, long batch)
+            throws EventsException, FormatVersionException {
+        return log.view().done(query, batch) || log.hasEntry(query, batch);
+    }
+
+    /** Records the decision of {@code messages} (see the class). */
+    public static Decision commit(CommitLog log, String query, long batch,
+                                  List<Map<String, Object>> messages)
+            throws EventsException, FormatVersionException {
+        long epoch = writeEpoch(log, query, batch, messages);
+        List<Map<String, Object>> txs = new ArrayList<>();
+        for (Map<String, Object> message : messages) {
+            if (message.get("tx") == null) {
+                continue;                            // nothing written (DROP): metrics only
+            }
+            Map<String, Object> tx = new java.util.LinkedHashMap<>();
+            for (String field : DECIDED) {
+                tx.put(field, message.get(field));
+            }
+            txs.add(tx);
+        }
+        return new CommitLogWriter(log).record(query, batch, txs, epoch, false);
+    }
+
+    /** Python's {@code BatchCommitter.write_epoch} (see the class). */
+    static long writeEpoch(CommitLog log, String query, long batch, List<Map<String, Object>> messages)
+            throws EventsException, FormatVersionException {
+        TreeSet<Long> epochs = new TreeSet<>();
+        for (Map<String, Object> message : messages) {
+            epochs.add(((Number) message.getOrDefault("epoch", 0L)).longValue());
+        }
+        if (epochs.size() > 1) {
+            throw new CommitLogWriter.BatchTakenException("batch " + batch + " of query " + query
+                    + " was aborted by an operator (sparkjournal abort) while its tasks ran (they "
+                    + "wrote at epochs " + epochs + "): this run's data of the batch stays "
+                    + "invisible. Restart the query: Spark replays the batch and the sink writes "
+                    + "it again");
+        }
+        return epochs.isEmpty() ? log.view().writeEpoch(query, batch) : epochs.first();
+    }
+}
