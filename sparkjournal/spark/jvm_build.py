@@ -210,12 +210,39 @@ def jar_resources(spark_version: str | None = None, version: str | None = None) 
 
 
 def option_names() -> dict:
-    """The options a read knows, from their one definition (config)."""
+    """The options the connector knows, from their one definition (config):
+    the names and accepted-values texts a read checks, and under "kinds" each
+    journal and write option's kind of value, bounds and default
+    (``option_kind``), from which a JVM write parses the user's strings."""
     from ..config import JOURNAL, READ, SINK, SPARK_OWN
     return {"journal": sorted(JOURNAL.names),
             "read": {option.name: option.accepts for option in READ},
             "sink": {option.name: option.accepts for option in SINK},
-            "spark": list(SPARK_OWN) + ["paths"]}
+            "spark": list(SPARK_OWN) + ["paths"],
+            "kinds": {option.name: option_kind(option) for option in (*JOURNAL, *SINK)}}
+
+
+def option_kind(option) -> dict:
+    """One option's kind of value as JSON (OptionKinds.java parses by it):
+    ``kind`` (the config_keys class, lower case), its bounds (Whole: minimum,
+    maximum; Size: minimum, maximum, multiple, choices, unlimited; Mode: owner;
+    Choice: choices, the names; Text: valid, the name of its check), ``default``
+    (the typed default; null: not set; Retention's () is []) and ``accepts``."""
+    import dataclasses
+    kind = option.kind
+    spec = {"kind": type(kind).__name__.lower(), "accepts": option.accepts}
+    if dataclasses.is_dataclass(kind):
+        for field in dataclasses.fields(kind):
+            value = getattr(kind, field.name)
+            if field.name in ("example", "note", "accepts"):
+                continue
+            if field.name == "choices":
+                value = [c[0] if isinstance(c, tuple) else c for c in value]
+            elif field.name == "valid":
+                value = value.__name__
+            spec[field.name] = value
+    spec["default"] = list(option.default) if isinstance(option.default, tuple) else option.default
+    return spec
 
 
 def source_key(sources: list[str], spark_version: str, resources: dict[str, bytes],

@@ -14,7 +14,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
- * The option names a read knows and what each accepts, as defined once in
+ * The option names a read or write knows, what each accepts and (journal and
+ * write options) its kind of value, bounds and default, as defined once in
  * Python (sparkjournal/config.py's option tables JOURNAL, SINK and READ, and
  * SPARK_OWN). sparkjournal/spark/jvm_build.py
  * writes them into the jar as {@value #RESOURCE} when it builds it, so the two
@@ -29,6 +30,7 @@ final class OptionNames {
     private static final Map<String, String> ACCEPTS = new TreeMap<>();   // name -> text
     private static final List<String> SPARK_OWN = new ArrayList<>();
     private static final List<String> JOURNAL_NAMES = new ArrayList<>();  // as Python sorts them
+    private static final Map<String, JsonNode> KINDS = new TreeMap<>();   // name -> kind (OptionKinds)
 
     static {
         try (InputStream in = OptionNames.class.getResourceAsStream(RESOURCE)) {
@@ -42,6 +44,11 @@ final class OptionNames {
             for (JsonNode name : root.get("journal")) {
                 JOURNAL.put(name.asText().toLowerCase(Locale.ROOT), name.asText());
                 JOURNAL_NAMES.add(name.asText());
+            }
+            Iterator<Map.Entry<String, JsonNode>> kinds = root.get("kinds").fields();
+            while (kinds.hasNext()) {
+                Map.Entry<String, JsonNode> kind = kinds.next();
+                KINDS.put(kind.getKey(), kind.getValue());
             }
             for (JsonNode name : root.get("spark")) {
                 SPARK_OWN.add(name.asText().toLowerCase(Locale.ROOT));
@@ -82,6 +89,17 @@ final class OptionNames {
 
     static List<String> journalOptions() {
         return JOURNAL_NAMES;
+    }
+
+    /** The kind of value of a journal or write option, its bounds and default
+     *  (jvm_build.option_kind), by its own spelling; null for another name. */
+    static JsonNode kind(String name) {
+        return KINDS.get(name);
+    }
+
+    /** The write option's own spelling, or null when {@code key} is not one. */
+    static String sinkOption(String key) {
+        return SINK.get(key.toLowerCase(Locale.ROOT));
     }
 
     static String accepts(String name) {

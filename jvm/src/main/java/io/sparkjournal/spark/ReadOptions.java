@@ -153,6 +153,12 @@ public final class ReadOptions implements Serializable {
     }
 
     static boolean parseBool(String name, String value) {
+        return parseFlag(name, value, OptionNames.accepts(name));
+    }
+
+    /** config_keys.Flag: true/yes/1/on or false/no/0/off, any case; else refused naming
+     *  {@code name} and what it {@code accepts}. */
+    static boolean parseFlag(String name, String value, String accepts) {
         String text = value == null ? "" : value.trim().toLowerCase();
         if (text.equals("true") || text.equals("yes") || text.equals("1") || text.equals("on")) {
             return true;
@@ -160,7 +166,7 @@ public final class ReadOptions implements Serializable {
         if (text.equals("false") || text.equals("no") || text.equals("0") || text.equals("off")) {
             return false;
         }
-        throw OptionException.invalid(name, value, OptionNames.accepts(name));
+        throw OptionException.invalid(name, value, accepts);
     }
 
     private static Long whole(Map<String, String> read, String name, long least) {
