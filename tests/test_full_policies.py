@@ -215,7 +215,7 @@ def test_drop_policy_drops_counts_in_metrics_and_log_and_lands_nothing(spark, fu
     assert ids_of(path) == list(range(1000))
     wait_lanes_free([lane])
     events(spark, 2000, 300).write.format("sparkjournal").mode("append") \
-        .options(**{**SPARK_OPTIONS, "addressFullPolicy": "DROP"}).save(path)
+        .options(**{**SPARK_OPTIONS, "addressFullPolicy": "DROP", "writer": "python"}).save(path)
     assert ids_of(path) == list(range(1000)), "the data source writer drops too"
     wait_lanes_free([lane])
     dropping(events(spark, 1000, 500), 1)                          # Spark replays batch 1

@@ -210,10 +210,11 @@ def test_auto_writer_without_the_connector_takes_python_workers_naming_what_is_m
         jvm_sink.writer_choice(Frame(), "JVM", None)
 
 
-def test_format_writer_refuses_writer_jvm(spark, tmp_path):
-    with pytest.raises(Exception, match="foreachBatch sink only"):
-        spark.range(3).write.format("sparkjournal").option("writer", "jvm").mode("append") \
-            .save(str(tmp_path / "journal"))
+def test_format_writer_with_writer_jvm_is_the_connectors_own_write(jvm_spark, tmp_path):
+    path = str(tmp_path / "journal")
+    jvm_spark.range(3).write.format("sparkjournal").option("writer", "jvm").mode("append") \
+        .save(path)
+    assert ids_of(path) == [0, 1, 2]          # tests/test_jvm_write.py: the JVM write itself
 
 
 def test_jvm_tasks_keep_their_lanes_across_batches_and_give_them_up_to_requests_or_idleness(

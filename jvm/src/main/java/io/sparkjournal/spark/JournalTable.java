@@ -4,6 +4,7 @@ import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
 
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.Table;
@@ -20,8 +21,9 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * A journal root as Spark's table: {@code schema} is what Spark gave
  * {@code getTable} (the inferred full schema, a user's read schema, or a
  * write's input schema). Batch reads and micro-batch streams are planned
- * here; writes go to the Python data source's table for the same options
- * (the write path is the C core's), made only when one is asked for.
+ * here, and so are writes (JVM tasks, the decision in Java:
+ * {@link JournalWriteBuilder}) unless the write asks for the Python data
+ * source's writer ({@code writer=python}), whose table is made only then.
  */
 final class JournalTable implements SupportsRead, SupportsWrite {
 
@@ -46,11 +48,18 @@ final class JournalTable implements SupportsRead, SupportsWrite {
         return schema;
     }
 
+    /**
+     * Reads of both kinds; appends of both kinds; TRUNCATE only so that an
+     * overwrite reaches {@link JournalWriteBuilder#truncate}, which refuses it
+     * saying to append; ACCEPT_ANY_SCHEMA since a write's schema is checked
+     * against the journal's by the write itself ({@link SchemaEvolution}, or
+     * the Python writer), not against this table's schema.
+     */
     @Override
     public Set<TableCapability> capabilities() {
-        Set<TableCapability> all = EnumSet.of(TableCapability.BATCH_READ, TableCapability.MICRO_BATCH_READ);
-        all.addAll(python().capabilities());      // the writer's, with its own refusals
-        return all;
+        return EnumSet.of(TableCapability.BATCH_READ, TableCapability.MICRO_BATCH_READ,
+                TableCapability.BATCH_WRITE, TableCapability.STREAMING_WRITE,
+                TableCapability.TRUNCATE, TableCapability.ACCEPT_ANY_SCHEMA);
     }
 
     @Override
@@ -60,9 +69,18 @@ final class JournalTable implements SupportsRead, SupportsWrite {
         return new JournalScanBuilder(read, journal, journal.checkAsked(schema));
     }
 
+    /**
+     * The connector's own write (option writer auto or jvm: JVM tasks, the
+     * decision in Java, no Python worker; {@link JournalWriteBuilder}), or the
+     * Python data source's writer for {@code .option("writer", "python")}.
+     */
     @Override
     public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
-        return ((SupportsWrite) python()).newWriteBuilder(info);
+        if (WriteOptions.writer(info.options().asCaseSensitiveMap()).equals("PYTHON")) {
+            return ((SupportsWrite) python()).newWriteBuilder(info);
+        }
+        ConnectorBuild.requireOnExecutors(SparkSession.active().sparkContext(), "a format(\"sparkjournal\") write");
+        return new JournalWriteBuilder(info);
     }
 
     /** The Python data source's table for these options, made on first need. */

@@ -1,0 +1,13 @@
+package io.sparkjournal.spark;
+
+import org.apache.spark.sql.connector.write.WriterCommitMessage;
+
+/**
+ * What a JVM write task tells the driver: the JSON of its task message
+ * (Python's {@code TaskMessage.to_json}: query, batch, node, host, root,
+ * lane, tx, records, rows, bytes, partition, attempt, write_ms, prepare_ms,
+ * dropped, epoch), or null when it wrote nothing (no rows, or its batch was
+ * done already).
+ */
+record JournalCommitMessage(String json) implements WriterCommitMessage {
+}

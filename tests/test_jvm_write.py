@@ -1,0 +1,133 @@
+"""``df.write.format("sparkjournal")`` and ``writeStream.format("sparkjournal")`` as the
+JVM connector's own DataSource V2 write (JournalWriteBuilder: JVM tasks, the decision
+written by the driver in Java, no Python worker), on the shared real Spark session.
+
+The JVM write is told from the Python data source's by the executed plan, which Spark's
+SQL status store keeps: its AppendData node's write is "sparkjournal JVM write into
+<path>" (JournalWrite.description)."""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+pytest.importorskip("pyspark")
+
+from sparkjournal import read_table  # noqa: E402
+from sparkjournal.events.commit_log import CommitLog, Decision  # noqa: E402
+from sparkjournal.spark import jvm_build, jvm_sink  # noqa: E402
+
+JVM_WRITE = "sparkjournal JVM write into"
+
+
+@pytest.fixture(scope="module")
+def jvm_spark(spark):
+    if jvm_sink._writer_in(spark._jvm) is None:
+        pytest.skip(f"no JVM connector on the session's classpath: {jvm_build.jvm_unavailable()}")
+    return spark
+
+
+def events(spark, start, count, partitions=2):
+    return spark.range(start, start + count, numPartitions=partitions).selectExpr(
+        "id", "timestamp_seconds(id) as ts", "if(id % 3 = 0, null, concat('k', id)) as key",
+        "named_struct('n', id * 2, 's', 'v') as nested", "cast(id * 1.5 as double) as amount")
+
+
+def ids_of(path):
+    table = read_table(path)
+    return sorted(table.column("id").to_pylist()) if table is not None else []
+
+
+def last_plan(spark) -> str:
+    """The physical plan of the session's newest SQL execution."""
+    executions = spark._jsparkSession.sharedState().statusStore().executionsList()
+    return executions.apply(executions.size() - 1).physicalPlanDescription()
+
+
+def entries(path, query=None):
+    log = CommitLog(os.path.join(path, "_commits"))
+    return {q: log.batches(q) for q in log.queries() if query in (None, q)}
+
+
+def test_a_batch_write_goes_through_the_jvm_and_reads_back_exactly(jvm_spark, tmp_path):
+    path = str(tmp_path / "journal")
+    events(jvm_spark, 0, 500).write.format("sparkjournal").mode("append").save(path)
+    assert JVM_WRITE in last_plan(jvm_spark), last_plan(jvm_spark)
+    events(jvm_spark, 500, 300).write.format("sparkjournal").mode("append").save(path)
+    assert ids_of(path) == list(range(800))
+    found = entries(path)
+    assert len(found) == 2 and all(q.startswith("batch-write-") and b == [0]
+                                   for q, b in found.items()), found
+    query = next(iter(found))
+    raw = open(os.path.join(path, "_commits", query, f"{0:020d}.json"), "rb").read()
+    decision = Decision.from_json(raw, query)             # Python reads the Java entry
+    assert raw == decision.to_json(), "the entry's bytes are Python's to_json"
+    assert decision.rows in (500, 300) and {t["lane"] for t in decision.txs}
+
+
+def test_txn_app_id_and_version_write_once(jvm_spark, tmp_path, caplog):
+    path = str(tmp_path / "journal")
+    for _ in range(2):                                    # a retried job: the same version
+        events(jvm_spark, 0, 200).write.format("sparkjournal").mode("append") \
+            .option("txnAppId", "loader").option("txnVersion", 7).save(path)
+    assert ids_of(path) == list(range(200))
+    assert entries(path, "loader") == {"loader": [7]}
+    with pytest.raises(Exception, match="txnAppId and txnVersion go together"):
+        events(jvm_spark, 0, 1).write.format("sparkjournal").mode("append") \
+            .option("txnVersion", 8).save(path)
+
+
+def test_a_stream_restarted_from_its_checkpoint_lands_every_event_once(jvm_spark, tmp_path):
+    path, checkpoint, source = (str(tmp_path / n) for n in ("journal", "checkpoint", "in"))
+    os.mkdir(source)
+    for run in range(2):
+        for part in range(2):                                # new files for each run
+            rows = [json.dumps({"id": run * 200 + part * 100 + i, "key": f"k{i}"})
+                    for i in range(100)]
+            with open(os.path.join(source, f"run{run}-{part}.json"), "w") as handle:
+                handle.write("\n".join(rows))
+        query = (jvm_spark.readStream.schema("id LONG, key STRING").option("maxFilesPerTrigger", 1)
+                 .json(source).writeStream.format("sparkjournal")
+                 .option("checkpointLocation", checkpoint).trigger(availableNow=True).start(path))
+        query.awaitTermination()
+        assert query.exception() is None
+    assert ids_of(path) == list(range(400))
+    assert entries(path) == {str(query.id): [0, 1, 2, 3]}, "the stable query id, batch by batch"
+
+
+def test_jvm_and_python_writers_store_the_same_rows_and_schema(jvm_spark, tmp_path):
+    tables = []
+    for writer in ("jvm", "python"):
+        path = str(tmp_path / writer)
+        events(jvm_spark, 0, 300).write.format("sparkjournal").mode("append") \
+            .option("writer", writer).save(path)
+        assert (JVM_WRITE in last_plan(jvm_spark)) == (writer == "jvm"), writer
+        frame = jvm_spark.read.format("sparkjournal").load(path)
+        tables.append((frame.schema, sorted(frame.select("id", "ts", "key", "nested", "amount")
+                                            .collect())))
+        tables[-1] = (tables[-1][0], tables[-1][1], CommitLog(os.path.join(path, "_commits"))
+                      .read_schema())
+    assert tables[0][0] == tables[1][0] and tables[0][1] == tables[1][1]
+    assert tables[0][2].equals(tables[1][2]), (tables[0][2], tables[1][2])
+
+
+def test_refused_options_schemas_and_overwrite_fail_before_any_row_is_written(jvm_spark,
+                                                                              tmp_path):
+    path = str(tmp_path / "journal")
+    with pytest.raises(Exception, match=r'maxSizeBytes=1073741824.*option\("writer", "python"\)'):
+        events(jvm_spark, 0, 10).write.format("sparkjournal").mode("append") \
+            .option("maxSizeBytes", "1g").save(path)
+    with pytest.raises(Exception, match=r"option fileSize='64q' is not valid"):
+        events(jvm_spark, 0, 10).write.format("sparkjournal").mode("append") \
+            .option("fileSize", "64q").save(path)
+    assert not os.path.exists(path), "nothing was written"
+    events(jvm_spark, 0, 10).write.format("sparkjournal").mode("append").save(path)
+    with pytest.raises(Exception, match="append-only: use mode.'append'."):
+        events(jvm_spark, 0, 1).write.format("sparkjournal").mode("overwrite").save(path)
+    with pytest.raises(Exception, match="Append"):             # Spark's own: no mode given
+        events(jvm_spark, 0, 1).write.format("sparkjournal").save(path)
+    with pytest.raises(Exception, match="column amount is string, the journal holds double"):
+        events(jvm_spark, 0, 1).selectExpr("id", "'x' as amount").write \
+            .format("sparkjournal").mode("append").save(path)
+    assert ids_of(path) == list(range(10))
