@@ -119,3 +119,53 @@ def test_delete_and_located_read_from_connect_refuse_naming_what_to_do(server, t
     assert "spark-submit without spark.api.mode=connect" in said["delete"]
     assert "nothing was deleted" in said["delete"]
     assert "with Spark Connect use spark.read.format('sparkjournal')" in said["read"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["sink-small-batches", "sink-tasks", "format"])
+def test_connect_server_killed_mid_stream_then_restarted_loses_and_repeats_nothing(tmp_path, how):
+    """A stream from a Connect client runs until its server (with its Python
+    workers) is SIGKILLed amid batches; a new server starts, the client restarts
+    the query from its checkpoint, three more batches finish; batch and stream
+    reads then hold every id of every decided batch exactly once."""
+    missing = connect_server.client_missing()
+    if missing:
+        pytest.skip(missing)
+    import time
+    from sparkjournal.spark import connector
+    data = str(tmp_path / "data")
+    path = os.path.join(data, "journal")
+    command = {"sink-small-batches": ["sink", "--txn", "killed"],
+               "sink-tasks": ["sink", "--txn", "killed", "--small-batch-rows", "0"],
+               "format": ["format"]}[how] + ["--data", data]
+    log = str(tmp_path / "server.log")
+    server = connect_server.start(connector.jar_path(), log)
+    child = subprocess.Popen([sys.executable, CHILD, *command, "--url", server.url],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 180
+        while sum(map(len, decisions(path).values()) if os.path.isdir(
+                os.path.join(path, "_commits")) else [0]) < 3:
+            assert child.poll() is None, child.communicate()
+            assert time.monotonic() < deadline, "three batches did not land in 180 s"
+            time.sleep(0.1)
+        time.sleep(0.3)                                    # into the next batch
+    finally:
+        server.kill()
+        child.kill()
+        child.communicate()
+    before = {q: len(b) for q, b in decisions(path).items()}
+    server = connect_server.start(connector.jar_path(), log)
+    try:
+        assert client(server, *command, "--batches", "3")["error"] is None
+        decided = decisions(path)
+        assert len(decided) == 1
+        (batches,) = decided.values()
+        assert sorted(batches) == list(range(len(batches)))
+        # the first of the three may be the replay of the batch the kill interrupted
+        # after its decision (Spark had not recorded it finished): found done, skipped
+        assert len(batches) >= sum(before.values()) + 2
+        assert all(d.committed and d.rows == ROWS for d in batches.values())
+        assert_every_event_once(server, path, len(batches))
+    finally:
+        server.stop()
