@@ -14,9 +14,10 @@ import pytest
 
 pytest.importorskip("pyspark")
 
-from sparkjournal import read_table  # noqa: E402
 from sparkjournal.events.commit_log import CommitLog, Decision  # noqa: E402
 from sparkjournal.spark import jvm_build, jvm_sink  # noqa: E402
+
+from test_sink import events, ids_of  # noqa: E402
 
 JVM_WRITE = "sparkjournal JVM write into"
 
@@ -26,17 +27,6 @@ def jvm_spark(spark):
     if jvm_sink._writer_in(spark._jvm) is None:
         pytest.skip(f"no JVM connector on the session's classpath: {jvm_build.jvm_unavailable()}")
     return spark
-
-
-def events(spark, start, count, partitions=2):
-    return spark.range(start, start + count, numPartitions=partitions).selectExpr(
-        "id", "timestamp_seconds(id) as ts", "if(id % 3 = 0, null, concat('k', id)) as key",
-        "named_struct('n', id * 2, 's', 'v') as nested", "cast(id * 1.5 as double) as amount")
-
-
-def ids_of(path):
-    table = read_table(path)
-    return sorted(table.column("id").to_pylist()) if table is not None else []
 
 
 def last_plan(spark) -> str:
@@ -104,7 +94,7 @@ def test_jvm_and_python_writers_store_the_same_rows_and_schema(jvm_spark, tmp_pa
             .option("writer", writer).save(path)
         assert (JVM_WRITE in last_plan(jvm_spark)) == (writer == "jvm"), writer
         frame = jvm_spark.read.format("sparkjournal").load(path)
-        tables.append((frame.schema, sorted(frame.select("id", "ts", "key", "nested", "amount")
+        tables.append((frame.schema, sorted(frame.select("id", "ts", "key", "payload", "amount")
                                             .collect())))
         tables[-1] = (tables[-1][0], tables[-1][1], CommitLog(os.path.join(path, "_commits"))
                       .read_schema())

@@ -15,17 +15,17 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * Spark's {@code DataSource.lookupDataSource} asks {@code ServiceLoader} for a
  * {@link DataSourceRegister} of the short name before it looks at the Python
  * data sources, so with this jar on the classpath the name means this
- * provider. It reads batches itself (columnar, pruned, placed: {@link JournalScan})
- * and hands everything else to the Python data source of the same name
+ * provider. It reads batches and micro-batch streams itself (columnar, pruned,
+ * placed: {@link JournalScan}, {@link JournalStream}) and writes them
+ * ({@link JournalWriteBuilder}: JVM tasks, the decision in Java); a write
+ * given {@code writer=python} goes to the Python data source of the same name
  * ({@code sparkjournal/spark/datasource.py}, registered by the
- * {@code pyspark_sparkjournal} module): writes, whose two-phase commit lives
- * in Python and the C core, and micro-batch streams.
+ * {@code pyspark_sparkjournal} module).
  *
  * The schema is the journal's events schema ({@code schema.arrow} in its
  * commit log) followed by the metadata columns; a user-specified schema picks
  * any of those columns in any order, checked when the read is planned. A
- * write passes its own schema, which the Python writer checks against the
- * journal's.
+ * write passes its own schema, which the write checks against the journal's.
  */
 public final class JournalProvider implements TableProvider, DataSourceRegister {
 

@@ -4,7 +4,6 @@ import io.sparkjournal.events.CommitLog;
 import io.sparkjournal.events.CommitLogWriter;
 import io.sparkjournal.events.EventsException;
 import io.sparkjournal.events.Resolver;
-import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.UUID;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -65,7 +64,7 @@ final class JournalWrite implements Write {
         boolean named = options.txnAppId() != null;
         String query = named ? options.txnAppId()
                 : "batch-write-" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
-        return new JournalBatchWrite(plan(query, named ? options.txnVersion() : 0), named);
+        return new JournalDriverWrite(plan(query, named ? options.txnVersion() : 0), named);
     }
 
     @Override
@@ -76,7 +75,7 @@ final class JournalWrite implements Write {
                     + "Spark (give txnAppId alone to name the writer)");
         }
         String query = options.txnAppId() != null ? options.txnAppId() : info.queryId();
-        return new JournalStreamingWrite(plan(query, -1), options.txnAppId() != null);
+        return new JournalDriverWrite(plan(query, -1), options.txnAppId() != null);
     }
 
     /** The tasks' plan, after the driver's checks (see the class). */
@@ -102,15 +101,6 @@ final class JournalWrite implements Write {
                     timezone, conf.arrowMaxRecordsPerBatch(), info.schema());
         } catch (EventsException error) {
             throw new UncheckedIOException(error.getMessage(), error);
-        }
-    }
-
-    /** Resolver's commit log, for the driver's decision. */
-    static CommitLog log(TaskPlan plan) {
-        try {
-            return Resolver.shared().commitLog(plan.logUri());
-        } catch (IOException error) {
-            throw new UncheckedIOException(error);
         }
     }
 }
