@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -48,6 +49,16 @@ def decisions(path: str) -> dict:
     return build(CommitLog(os.path.join(path, "_commits"))).entries
 
 
+def assert_jvm_wrote(server, query: str, batches) -> None:
+    """The server's log says JVM tasks wrote each of ``batches`` of ``query``
+    (the connector's own write, JournalDriverWrite), with no Python worker."""
+    with open(server.log_path, errors="replace") as handle:
+        said = handle.read()
+    for batch in batches:
+        assert re.search(rf"batch {batch} of query {query}: {ROWS} rows from \d+ JVM tasks "
+                         rf"committed", said), f"no JVM write of batch {batch} in the server's log"
+
+
 def assert_every_event_once(server, path: str, batches: int) -> None:
     """Batch and stream reads over Connect hold ids 0 .. batches * ROWS - 1, each once."""
     read = client(server, "read", "--path", path)
@@ -75,6 +86,7 @@ def test_journal_sink_from_connect_client_writes_each_batch_once_through_the_ser
     for decision in decided["over-connect"].values():
         assert decision.committed and decision.rows == ROWS
         assert {tx["lane"] for tx in decision.txs} and all(tx["tx"] >= 1 for tx in decision.txs)
+    assert_jvm_wrote(server, "over-connect", batches)
     assert_every_event_once(server, path, len(batches))
 
 
@@ -106,9 +118,10 @@ def test_format_stream_from_connect_lands_every_event_once_across_a_restart(serv
     assert first["error"] is None
     assert client(server, "format", "--data", data, "--batches", "2")["error"] is None
     decided = decisions(path)
-    assert len(decided) == 1
+    assert list(decided) == [first["query"]]              # the stable query id
     (batches,) = decided.values()
     assert sorted(batches) == list(range(len(batches))) and len(batches) >= 4
+    assert_jvm_wrote(server, first["query"], batches)
     assert_every_event_once(server, path, len(batches))
 
 
