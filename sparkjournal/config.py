@@ -203,8 +203,9 @@ SINK = OptionTable(
            "defaults) and columns it cannot convert; in JournalSink auto takes jvm where the "
            "session has the connector and jvm would not refuse, else python, and the query's "
            "first batch logs which and why (small batches are still written by the driver); "
-           "in format(\"sparkjournal\") writers with the connector, auto and jvm are its own "
-           "write, with no Python worker, and python the Python data source's",
+           "in format(\"sparkjournal\") writers with the connector, jvm is its own write, "
+           "with no Python worker, python the Python data source's, and auto the connector's "
+           "unless it would refuse (then the Python data source's, logged)",
            accepted="auto, python (tasks write in Python workers) or jvm (tasks write in the "
                     "executor JVM, no Python worker), any case", shown_default="auto"),
 )

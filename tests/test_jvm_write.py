@@ -102,12 +102,23 @@ def test_jvm_and_python_writers_store_the_same_rows_and_schema(jvm_spark, tmp_pa
     assert tables[0][2].equals(tables[1][2]), (tables[0][2], tables[1][2])
 
 
+def test_auto_hands_a_write_the_jvm_cannot_make_to_the_python_writer(jvm_spark, tmp_path):
+    """maxSizeBytes (not enforced by the JVM task writer): writer=auto writes through
+    the Python data source's writer, which enforces it, instead of failing."""
+    path = str(tmp_path / "journal")
+    events(jvm_spark, 0, 50).write.format("sparkjournal").mode("append") \
+        .option("maxSizeBytes", "1g").save(path)
+    assert JVM_WRITE not in last_plan(jvm_spark)
+    assert ids_of(path) == list(range(50))
+
+
 def test_refused_options_schemas_and_overwrite_fail_before_any_row_is_written(jvm_spark,
                                                                               tmp_path):
     path = str(tmp_path / "journal")
-    with pytest.raises(Exception, match=r'maxSizeBytes=1073741824.*option\("writer", "python"\)'):
+    with pytest.raises(Exception, match=r"writer=jvm\) cannot write into .*maxSizeBytes=1073741824"
+                                        r".*set it to python"):
         events(jvm_spark, 0, 10).write.format("sparkjournal").mode("append") \
-            .option("maxSizeBytes", "1g").save(path)
+            .option("writer", "jvm").option("maxSizeBytes", "1g").save(path)
     with pytest.raises(Exception, match=r"option fileSize='64q' is not valid"):
         events(jvm_spark, 0, 10).write.format("sparkjournal").mode("append") \
             .option("fileSize", "64q").save(path)

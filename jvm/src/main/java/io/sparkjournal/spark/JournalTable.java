@@ -3,8 +3,8 @@ package io.sparkjournal.spark;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.logging.Logger;
 
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.Table;
@@ -26,6 +26,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * source's writer ({@code writer=python}), whose table is made only then.
  */
 final class JournalTable implements SupportsRead, SupportsWrite {
+
+    private static final Logger LOG = Logger.getLogger("sparkjournal.write");
 
     private final StructType schema;
     private final Transform[] partitioning;
@@ -72,15 +74,29 @@ final class JournalTable implements SupportsRead, SupportsWrite {
     /**
      * The connector's own write (option writer auto or jvm: JVM tasks, the
      * decision in Java, no Python worker; {@link JournalWriteBuilder}), or the
-     * Python data source's writer for {@code .option("writer", "python")}.
+     * Python data source's writer for {@code .option("writer", "python")}, and
+     * for auto where the JVM writer cannot write this ({@link JvmWriteRefusal}:
+     * logged at INFO, saying why).
      */
     @Override
     public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
-        if (WriteOptions.writer(info.options().asCaseSensitiveMap()).equals("PYTHON")) {
+        String writer = WriteOptions.writer(info.options().asCaseSensitiveMap());
+        if (writer.equals("PYTHON")) {
             return ((SupportsWrite) python()).newWriteBuilder(info);
         }
-        ConnectorBuild.requireOnExecutors(SparkSession.active().sparkContext(), "a format(\"sparkjournal\") write");
-        return new JournalWriteBuilder(info);
+        try {
+            return new JournalWriteBuilder(info);
+        } catch (JvmWriteRefusal refused) {
+            if (writer.equals("JVM")) {
+                throw new JvmWriteRefusal("the JVM writer (writer=jvm) cannot write into "
+                        + properties.getOrDefault("path", "") + ": " + refused.getMessage()
+                        + "; leave writer unset (auto) or set it to python for the Python data "
+                        + "source's writer", refused);
+            }
+            LOG.info("the write into " + properties.getOrDefault("path", "") + " goes to the Python "
+                    + "data source's writer (writer=auto: " + refused.getMessage() + ")");
+            return ((SupportsWrite) python()).newWriteBuilder(info);
+        }
     }
 
     /** The Python data source's table for these options, made on first need. */

@@ -1,5 +1,6 @@
 package io.sparkjournal.spark;
 
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
 import org.apache.spark.sql.connector.write.SupportsTruncate;
 import org.apache.spark.sql.connector.write.Write;
@@ -20,9 +21,30 @@ final class JournalWriteBuilder implements SupportsTruncate {
     private final LogicalWriteInfo info;
     private final WriteOptions options;
 
+    /**
+     * The options parsed ({@link OptionException} for a wrong one) and every
+     * reason the JVM writer cannot write this checked, before anything runs:
+     * {@link JvmWriteRefusal} names it.
+     */
     JournalWriteBuilder(LogicalWriteInfo info) {
         this.info = info;
         this.options = WriteOptions.parse(info.options().asCaseSensitiveMap());
+        SparkSession session = SparkSession.active();
+        try {
+            ConnectorBuild.requireOnExecutors(session.sparkContext(), "a format(\"sparkjournal\") write");
+        } catch (IllegalStateException missing) {
+            throw new JvmWriteRefusal(missing.getMessage(), missing);
+        }
+        String logUri = options.commitLog();
+        if (logUri != null && logUri.contains("://") && !logUri.startsWith("file:")) {
+            throw new JvmWriteRefusal("its commit log " + logUri + " is not on a local path or a "
+                    + "file:// URI, the only ones the JVM writes decisions into", null);
+        }
+        try {
+            SparkArrowSchema.toArrow(info.schema(), session.sessionState().conf().sessionLocalTimeZone());
+        } catch (IllegalArgumentException unconvertible) {
+            throw new JvmWriteRefusal(unconvertible.getMessage(), unconvertible);
+        }
     }
 
     @Override

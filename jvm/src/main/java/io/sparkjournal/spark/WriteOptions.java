@@ -26,8 +26,9 @@ import java.util.TreeMap;
  *
  * <p>Journal options the JVM task writer does not enforce
  * ({@link TaskWriteOptions}: the size limits behind addressFullPolicy, large
- * records, folder and file modes off their defaults) are refused here, naming
- * them and the Python writer ({@code .option("writer", "python")}).
+ * records, folder and file modes off their defaults) are a
+ * {@link JvmWriteRefusal} naming them: {@code writer=auto} then takes the
+ * Python data source's writer, {@code writer=jvm} fails.
  */
 record WriteOptions(String path, String commitLog, String txnAppId, Long txnVersion, String writer,
                     HashMap<String, Object> journal) {
@@ -73,9 +74,7 @@ record WriteOptions(String path, String commitLog, String txnAppId, Long txnVers
         try {
             TaskWriteOptions.of(journal);
         } catch (IllegalArgumentException refused) {
-            throw new OptionException(refused.getMessage() + ". In a format(\"sparkjournal\") write, "
-                    + "add .option(\"writer\", \"python\") for the Python data source's writer, which "
-                    + "enforces them");
+            throw new JvmWriteRefusal(refused.getMessage(), refused);
         }
         return new WriteOptions(path, (String) sink.get("commitLog"), (String) sink.get("txnAppId"),
                 (Long) sink.get("txnVersion"), (String) sink.getOrDefault("writer", "AUTO"), journal);

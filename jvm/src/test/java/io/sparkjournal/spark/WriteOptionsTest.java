@@ -51,10 +51,11 @@ public final class WriteOptionsTest {
                 "needs a path");
     }
 
-    public static void testOptionsTheJvmWriterDoesNotEnforceAreRefusedNamingThePythonWriter() {
-        contains(raises(OptionException.class, () -> parse("path", "/j", "maxSizeBytes", "1g",
+    /** Not a wrong option: a reason for writer=auto to take the Python writer (JournalTable). */
+    public static void testOptionsTheJvmWriterDoesNotEnforceAreAJvmWriteRefusal() {
+        contains(raises(JvmWriteRefusal.class, () -> parse("path", "/j", "maxSizeBytes", "1g",
                 "fileMode", "0600")).getMessage(), "maxSizeBytes=1073741824", "fileMode=0600",
-                ".option(\"writer\", \"python\")");
+                "Python task writer");
         equal("PYTHON", WriteOptions.writer(Map.of("Writer", "python")), "the fallback's choice");
     }
 
