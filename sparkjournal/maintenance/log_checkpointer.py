@@ -26,9 +26,11 @@ import os
 import threading
 import time
 
+from ..errors import LockSupportError
 from ..events import commit_times
 from ..faults import crash_point
 from ..io.modes import create_file, make_dirs
+from ..journal.record_lock import try_write_lock
 from ..events.commit_log import CommitLog, parse_entry_name
 from ..events.log_checkpoint import CheckpointDamage, parse
 from ..events.log_view import (CHECKPOINTS, ONE_SHOT_PREFIX, checkpoint_names, entries_after,
@@ -191,13 +193,30 @@ def maintain(commit_log: CommitLog, config, now: float | None = None) -> LogMain
 
 def _checkpoint_lock(commit_log: CommitLog) -> int | None:
     """An fd holding ``_checkpoints/checkpoint.lock`` exclusively, None if
-    another holds it. Crash behaviour: the kernel releases it with the process."""
+    another holds it: an flock (other Python processes) and, on the same
+    descriptor, an OFD write lock (journal/record_lock.py), which a JVM
+    driver's record lock refuses and is refused by
+    (jvm/.../events/LogMaintenance.java). Where there are no OFD locks the
+    flock is held alone: a JVM checkpointer may then race this one, which the
+    spec makes safe (the loser of the exclusive create finds the name taken).
+    Crash behaviour: the kernel releases both with the process."""
     folder = f"{commit_log.base}/{CHECKPOINTS}"
     make_dirs(folder)
-    fd = create_file(f"{folder}/{LOCK_FILE}", os.O_RDWR)
+    path = f"{folder}/{LOCK_FILE}"
+    fd = create_file(path, os.O_RDWR)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
+        os.close(fd)
+        return None
+    try:
+        held = try_write_lock(fd, path)
+    except LockSupportError:
+        held = True
+    except BaseException:
+        os.close(fd)
+        raise
+    if not held:                                  # a JVM driver holds its record lock
         os.close(fd)
         return None
     return fd

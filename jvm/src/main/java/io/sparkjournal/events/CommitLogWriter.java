@@ -161,14 +161,23 @@ public final class CommitLogWriter {
         try {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             MessageSerializer.serialize(new WriteChannel(Channels.newChannel(bytes)), schema);
-            Path tmp = temporary(path);
-            write(tmp, bytes.toByteArray());
-            Files.move(tmp, path, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-            DiskModes.syncFolder(path.getParent());
+            replace(path, bytes.toByteArray());
         } catch (IOException error) {
             throw new CommitLogException("cannot write commit log file " + path + ": " + error, error);
         }
+    }
+
+    /**
+     * Replaces {@code path} (its folders made) with {@code data} atomically
+     * and durably, as Python's {@code CommitLog.write_bytes} on a local path:
+     * a synced temporary file renamed over it, then the folder synced.
+     */
+    static void replace(Path path, byte[] data) throws IOException {
+        Path tmp = temporary(path);
+        write(tmp, data);
+        Files.move(tmp, path, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        DiskModes.syncFolder(path.getParent());
     }
 
     /**

@@ -7,8 +7,11 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Paths;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
 import java.util.zip.CRC32C;
 
 /**
@@ -31,6 +34,8 @@ import java.util.zip.CRC32C;
  * {@link FormatVersionException}. Segments are only ever extended, so the
  * last {@value #CACHED} read are kept (least recently used dropped) and one is
  * read again only when a batch past its n is asked for. Thread-safe.
+ * A checkpoint writer extends them with {@link #extend} (Python's bytes,
+ * {@link #encode}) before the checkpoint that covers their batches.
  */
 public final class CommitTimes {
 
@@ -134,6 +139,51 @@ public final class CommitTimes {
             slots[i] = bytes.getLong(HEAD + 8 * i);
         }
         return slots;
+    }
+
+    /**
+     * Writes {@code decided} (batch: committed_at_ms) into {@code query}'s
+     * segments, each segment read (uncached) and rewritten whole, extended
+     * only, the slots between left -1 (Python's {@code commit_times.extend}).
+     * Crash behaviour: each segment is replaced atomically
+     * ({@link CommitLogWriter#replace}); a crash leaves some extended and no
+     * checkpoint yet covering them, which no reader asks (the next writer
+     * rewrites them).
+     */
+    void extend(String query, Map<Long, Long> decided) throws EventsException, FormatVersionException {
+        Map<Long, NavigableMap<Integer, Long>> bySegment = new TreeMap<>();
+        decided.forEach((batch, at) -> bySegment.computeIfAbsent(batch / SLOTS, s -> new TreeMap<>())
+                .put((int) (batch % SLOTS), at));
+        for (Map.Entry<Long, NavigableMap<Integer, Long>> segment : bySegment.entrySet()) {
+            String path = segmentPath(query, segment.getKey());
+            long[] old = read(path, segment.getKey());
+            int had = old == null ? 0 : old.length;
+            long[] slots = Arrays.copyOf(old == null ? new long[0] : old,
+                    Math.max(had, segment.getValue().lastKey() + 1));
+            Arrays.fill(slots, had, slots.length, -1);
+            segment.getValue().forEach((slot, at) -> slots[slot] = at);
+            try {
+                CommitLogWriter.replace(Paths.get(path), encode(segment.getKey() * SLOTS, slots));
+            } catch (IOException error) {
+                throw new CommitLogException("cannot write commit-time segment " + path + ": " + error, error);
+            }
+        }
+        synchronized (segments) {
+            segments.clear();
+        }
+    }
+
+    /** The bytes of a segment whose first batch is {@code first} holding {@code slots}. */
+    static byte[] encode(long first, long[] slots) {
+        ByteBuffer bytes = ByteBuffer.allocate(HEAD + 8 * slots.length + 4).order(ByteOrder.LITTLE_ENDIAN);
+        bytes.putInt(MAGIC).putInt(FORMAT).putLong(first).putInt(slots.length);
+        for (long slot : slots) {
+            bytes.putLong(slot);
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(bytes.array(), 0, bytes.position());
+        bytes.putInt((int) crc.getValue());
+        return bytes.array();
     }
 
     private static CommitLogException damaged(String path, String why) {

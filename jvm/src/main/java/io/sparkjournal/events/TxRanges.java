@@ -79,6 +79,11 @@ public final class TxRanges {
         return false;
     }
 
+    /** The bounds, first0, last0, first1, last1, ... (u64s in longs), as the checkpoint lists them. */
+    long[] bounds() {
+        return bounds.clone();
+    }
+
     /** The number of ranges. */
     public int size() {
         return bounds.length / 2;

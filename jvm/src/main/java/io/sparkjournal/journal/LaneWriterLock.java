@@ -65,9 +65,20 @@ public final class LaneWriterLock implements AutoCloseable {
      * umask) when the lane has none.
      */
     public static LaneWriterLock tryAcquire(Path lane) throws IOException {
-        Path lock = lane.resolve(NAME);
+        return tryAcquire(lane, NAME);
+    }
+
+    /**
+     * The same lock over another lock file, {@code folder/name}, whose Python
+     * takers hold an flock and an OFD write lock as a lane's writer does: the
+     * commit log's {@code _checkpoints/checkpoint.lock}
+     * ({@code io.sparkjournal.events.LogMaintenance}). The contract above holds
+     * for it: only this class opens it in the JVM.
+     */
+    public static LaneWriterLock tryAcquire(Path folder, String name) throws IOException {
+        Path lock = folder.resolve(name);
         synchronized (HELD) {
-            if (HELD.contains(realPath(lane, lock))) {
+            if (HELD.contains(realPath(folder, lock, name))) {
                 return null;
             }
             FileChannel channel = FileChannel.open(lock, OPEN, DiskModes.FILE_MODE);
@@ -94,11 +105,11 @@ public final class LaneWriterLock implements AutoCloseable {
     }
 
     /** The lock file's real path; where there is none yet, the lane's real path and its name. */
-    private static Path realPath(Path lane, Path lock) throws IOException {
+    private static Path realPath(Path folder, Path lock, String name) throws IOException {
         try {
             return lock.toRealPath();
         } catch (NoSuchFileException absent) {
-            return lane.toRealPath().resolve(NAME);
+            return folder.toRealPath().resolve(name);
         }
     }
 

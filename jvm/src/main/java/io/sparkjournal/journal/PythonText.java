@@ -23,7 +23,7 @@ public final class PythonText {
     }
 
     /** {@code json.dumps(value, sort_keys=True, separators=(",", ":"))}. */
-    static String canonical(Object value) {
+    public static String canonical(Object value) {
         StringBuilder out = new StringBuilder();
         write(value, out, ",", ":");
         return out.toString();

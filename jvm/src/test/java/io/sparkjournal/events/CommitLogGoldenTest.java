@@ -184,7 +184,7 @@ public final class CommitLogGoldenTest {
     }
 
     /** The corpus folder, from the system property. */
-    private static Path golden() {
+    static Path golden() {
         String where = System.getProperty(GOLDEN);
         isTrue(where != null, "-D" + GOLDEN + "=<checkout>/tests/golden/commit_log is not set");
         Path folder = Paths.get(where);
@@ -207,7 +207,7 @@ public final class CommitLogGoldenTest {
     }
 
     /** The case's log copied into {@code into}: the folder a reader opens. */
-    private static Path copied(String name, Path into) throws IOException {
+    static Path copied(String name, Path into) throws IOException {
         Path source = golden().resolve(name).resolve("log");
         Path target = into.resolve("log");
         try (Stream<Path> all = Files.walk(source)) {

@@ -4,12 +4,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.zip.CRC32C;
 
 /**
  * Writes commit log files as COMMIT_LOG.md lays them out, for the unit tests
@@ -81,15 +77,6 @@ final class LogFiles {
 
     /** A segment's bytes: magic, format 1, first batch, n, the slots, CRC-32C. */
     static byte[] segmentBytes(long segment, long... slots) {
-        ByteBuffer out = ByteBuffer.allocate(24 + 8 * slots.length).order(ByteOrder.LITTLE_ENDIAN);
-        out.put("SJCT".getBytes(StandardCharsets.US_ASCII)).putInt(1).putLong(segment * CommitTimes.SLOTS)
-                .putInt(slots.length);
-        for (long slot : slots) {
-            out.putLong(slot);
-        }
-        CRC32C crc = new CRC32C();
-        crc.update(out.array(), 0, out.position());
-        out.putInt((int) crc.getValue());
-        return out.array();
+        return CommitTimes.encode(segment * CommitTimes.SLOTS, slots);      // Python's bytes: LogMaintenanceTest
     }
 }

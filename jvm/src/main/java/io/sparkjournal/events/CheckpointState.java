@@ -1,0 +1,198 @@
+package io.sparkjournal.events;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sparkjournal.journal.PythonRepr;
+import io.sparkjournal.journal.PythonText;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The state a checkpoint writer folds entries into (COMMIT_LOG.md,
+ * "Checkpoints"), as Python's {@code log_checkpoint.Checkpoint.fold} and
+ * {@code to_json} do: started from the newest readable {@link LogCheckpoint},
+ * added to one committed batch at a time ({@link #fold}), written as the exact
+ * bytes Python writes for the same state ({@link #json}:
+ * {@code json.dumps(..., sort_keys=True, separators=(",", ":"))}, lists in
+ * code point order). Not thread-safe; one writer builds one.
+ *
+ * <p>Where the spec is silent this follows Python: a lane's committed ranges
+ * are kept as the checkpoint listed them (adjacent ranges a reader accepted
+ * stay unmerged until a fold touches them) and a tx id is added as
+ * {@code LaneState.add_tx} adds it; a tx whose "host" is absent, null or ""
+ * takes the part of its node after the last "@"; a missing "root" is "".
+ * Absent or null "rows" and "bytes" count 0 (Python fails its fold on a null
+ * there; no writer writes one).
+ */
+final class CheckpointState {
+
+    private static final class LaneCounts {
+        final String host;
+        final String root;
+        long batches;
+        long rows;
+        final List<long[]> committed = new ArrayList<>();     // [first, last], u64s in longs
+
+        LaneCounts(String host, String root) {
+            this.host = host;
+            this.root = root;
+        }
+    }
+
+    private final Map<String, LogCheckpoint.Query> queries = new TreeMap<>(PythonRepr::compareCodePoints);
+    private final Map<CommittedLane.Key, LaneCounts> lanes = new TreeMap<>((a, b) -> {
+        int order = PythonRepr.compareCodePoints(a.node(), b.node());
+        return order != 0 ? order : PythonRepr.compareCodePoints(a.lane(), b.lane());
+    });
+    private final Map<String, LogCheckpoint.Node> nodes = new TreeMap<>(PythonRepr::compareCodePoints);
+
+    /** The state of {@code base} ({@link LogCheckpoint#NONE}: nothing folded yet). */
+    CheckpointState(LogCheckpoint base) {
+        queries.putAll(base.queries());
+        for (Map.Entry<CommittedLane.Key, LogCheckpoint.Lane> lane : base.lanes().entrySet()) {
+            LogCheckpoint.Lane found = lane.getValue();
+            LaneCounts counts = new LaneCounts(found.host(), found.root());
+            counts.batches = found.batches();
+            counts.rows = found.rows();
+            long[] bounds = found.committed().bounds();
+            for (int i = 0; i < bounds.length; i += 2) {
+                counts.committed.add(new long[] {bounds[i], bounds[i + 1]});
+            }
+            lanes.put(lane.getKey(), counts);
+        }
+        nodes.putAll(base.nodes());
+    }
+
+    /**
+     * Adds one batch past its query's {@code through} (callers fold a query's
+     * entries in batch order); an abort entry folds nothing: it stays in the
+     * view until a commit passes it.
+     */
+    void fold(Decision decision) {
+        if (decision.aborted()) {
+            return;
+        }
+        LogCheckpoint.Query query = queries.getOrDefault(decision.query(),
+                new LogCheckpoint.Query(decision.query(), -1, 0, 0, 0));
+        if (decision.batch() <= query.through()) {
+            throw new IllegalStateException("batch " + decision.batch() + " of " + decision.query()
+                    + " is already folded");
+        }
+        long at = decision.committedAtMs();
+        queries.put(query.query(), new LogCheckpoint.Query(query.query(), decision.batch(), query.decided() + 1,
+                query.rows() + decision.rows().longValue(), Math.max(query.lastCommittedAtMs(), at)));
+        Set<CommittedLane.Key> lanesCounted = new HashSet<>();     // a batch counts once per lane, node
+        Set<String> nodesCounted = new HashSet<>();
+        for (ObjectNode tx : decision.txs()) {
+            String node = tx.get("node").textValue();
+            CommittedLane.Key key = new CommittedLane.Key(node, tx.get("lane").textValue());
+            LaneCounts lane = lanes.computeIfAbsent(key, missing -> new LaneCounts(
+                    text(tx.get("host"), node.substring(node.lastIndexOf('@') + 1)), text(tx.get("root"), "")));
+            long rows = number(tx.get("rows"));
+            if (lanesCounted.add(key)) {
+                lane.batches++;
+            }
+            lane.rows += rows;
+            addTx(lane.committed, tx.get("tx").bigIntegerValue().longValue());
+            LogCheckpoint.Node counts = nodes.getOrDefault(node, new LogCheckpoint.Node(node, 0, 0, 0, 0));
+            nodes.put(node, new LogCheckpoint.Node(node, counts.batches() + (nodesCounted.add(node) ? 1 : 0),
+                    counts.rows() + rows, counts.bytes() + number(tx.get("bytes")),
+                    Math.max(counts.lastCommittedAtMs(), at)));
+        }
+    }
+
+    /** Python's {@code LaneState.add_tx}, step for step, on u64s compared unsigned. */
+    static void addTx(List<long[]> ranges, long tx) {
+        int at = bisectLeft(ranges, tx);
+        if (at > 0 && (tx == 0 || Long.compareUnsigned(ranges.get(at - 1)[1], tx - 1) >= 0)) {
+            if (Long.compareUnsigned(ranges.get(at - 1)[1], tx) < 0) {
+                ranges.get(at - 1)[1] = tx;
+            }
+            at--;
+        } else if (at < ranges.size() && (tx == -1 || Long.compareUnsigned(ranges.get(at)[0], tx + 1) <= 0)) {
+            if (Long.compareUnsigned(tx, ranges.get(at)[0]) < 0) {
+                ranges.get(at)[0] = tx;
+            }
+        } else {
+            ranges.add(at, new long[] {tx, tx});
+        }
+        if (at + 1 < ranges.size() && (ranges.get(at)[1] == -1
+                || Long.compareUnsigned(ranges.get(at + 1)[0], ranges.get(at)[1] + 1) <= 0)) {   // closed a hole
+            long last = ranges.remove(at + 1)[1];
+            if (Long.compareUnsigned(last, ranges.get(at)[1]) > 0) {
+                ranges.get(at)[1] = last;
+            }
+        }
+    }
+
+    /** bisect_left(ranges, [tx, tx]): the first range not below [tx, tx] (lists compared item by item). */
+    private static int bisectLeft(List<long[]> ranges, long tx) {
+        int low = 0;
+        int high = ranges.size();
+        while (low < high) {
+            int middle = (low + high) >>> 1;
+            long[] range = ranges.get(middle);
+            int order = Long.compareUnsigned(range[0], tx);
+            if (order < 0 || order == 0 && Long.compareUnsigned(range[1], tx) < 0) {
+                low = middle + 1;
+            } else {
+                high = middle;
+            }
+        }
+        return low;
+    }
+
+    /** The checkpoint file's bytes: Python's {@code Checkpoint.to_json} of this state. */
+    byte[] json(long seq, long writtenAtMs) {
+        List<Object> queryList = new ArrayList<>();
+        queries.forEach((name, query) -> queryList.add(object("query", name, "through", query.through(),
+                "decided", query.decided(), "rows", query.rows(), "last_committed_at_ms",
+                query.lastCommittedAtMs())));
+        List<Object> laneList = new ArrayList<>();
+        lanes.forEach((key, lane) -> {
+            List<Object> committed = new ArrayList<>();
+            for (long[] range : lane.committed) {
+                committed.add(List.of(unsigned(range[0]), unsigned(range[1])));
+            }
+            laneList.add(object("node", key.node(), "host", lane.host, "root", lane.root, "lane", key.lane(),
+                    "batches", lane.batches, "rows", lane.rows, "committed", committed));
+        });
+        List<Object> nodeList = new ArrayList<>();
+        nodes.forEach((name, node) -> nodeList.add(object("node", name, "batches", node.batches(),
+                "rows", node.rows(), "bytes", node.bytes(), "last_committed_at_ms", node.lastCommittedAtMs())));
+        Map<String, Object> data = object("format", (long) LogCheckpoint.FORMAT, "seq", seq,
+                "written_at_ms", writtenAtMs, "queries", queryList, "lanes", laneList, "nodes", nodeList);
+        return PythonText.canonical(data).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static Map<String, Object> object(Object... pairs) {
+        Map<String, Object> made = new LinkedHashMap<>();
+        for (int i = 0; i < pairs.length; i += 2) {
+            made.put((String) pairs[i], pairs[i + 1]);
+        }
+        return made;
+    }
+
+    private static Object unsigned(long value) {
+        return value >= 0 ? (Object) value : new BigInteger(Long.toUnsignedString(value));
+    }
+
+    /** Python's {@code str(value or absent)} for the strings a tx carries. */
+    private static String text(JsonNode value, String absent) {
+        if (value == null || value.isNull() || value.isTextual() && value.textValue().isEmpty()) {
+            return absent;
+        }
+        return value.isTextual() ? value.textValue() : value.toString();
+    }
+
+    private static long number(JsonNode value) {
+        return value == null || value.isNull() ? 0 : value.bigIntegerValue().longValue();
+    }
+}
