@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 import pytest
 
 pytest.importorskip("pyspark")
 
 from sparkjournal.events.commit_log import CommitLog, Decision  # noqa: E402
+from sparkjournal.events.log_state import LogState  # noqa: E402
+from sparkjournal.events.log_view import build  # noqa: E402
 from sparkjournal.spark import jvm_build, jvm_sink  # noqa: E402
 
 from test_sink import events, ids_of  # noqa: E402
@@ -132,3 +135,27 @@ def test_refused_options_schemas_and_overwrite_fail_before_any_row_is_written(jv
         events(jvm_spark, 0, 1).selectExpr("id", "'x' as amount").write \
             .format("sparkjournal").mode("append").save(path)
     assert ids_of(path) == list(range(10))
+
+
+def test_the_jvm_driver_checkpoints_the_commit_log_and_applies_retention(jvm_spark, tmp_path):
+    path = str(tmp_path / "journal")
+    for version in range(8):
+        events(jvm_spark, version * 50, 50).write.format("sparkjournal").mode("append") \
+            .option("txnAppId", "loader").option("txnVersion", version) \
+            .option("commitLogCheckpointInterval", 2).option("commitLogRetainBatches", 2) \
+            .option("commitLogRetainTime", "0s").save(path)
+    assert JVM_WRITE in last_plan(jvm_spark), last_plan(jvm_spark)
+    log = CommitLog(os.path.join(path, "_commits"))
+    deadline = time.monotonic() + 30                      # the driver's daemon thread's last run
+    while True:
+        view = build(log)
+        left = log.batches("loader")
+        if view.checkpoint.through("loader") == 7 and left == [6, 7] or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert view.checkpoint_name is not None and view.checkpoint.seq >= 1, view.checkpoint_name
+    assert view.checkpoint.through("loader") == 7 and view.checkpoint.queries["loader"].decided == 8
+    assert left == [6, 7], "entries two checkpoints cover, past the newest two, are deleted"
+    state = LogState(log.uri)
+    assert all(state.done("loader", v) and state.committed_at_ms("loader", v) for v in range(8))
+    assert ids_of(path) == list(range(400))

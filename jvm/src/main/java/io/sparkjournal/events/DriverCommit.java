@@ -24,8 +24,8 @@ import java.util.TreeSet;
  * <p>Not done here, by design: COMMIT records into the lanes after the
  * decision (a lane's prepared transactions are resolved from the commit log
  * by its readers and by its next writer, {@link PreparedEnding}), and
- * commit-log checkpoints and retention (left to maintenance:
- * {@code sparkjournal compact} and the jobs' {@code maintain}).
+ * commit-log checkpoints and retention (the caller's, after the decision:
+ * {@link LogCheckpointer}).
  *
  * <p>Crash behaviour: killed before the entry is linked into place, nothing
  * of the batch is visible (its prepared transactions stay undecided until a

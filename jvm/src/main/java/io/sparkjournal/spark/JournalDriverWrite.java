@@ -6,6 +6,7 @@ import io.sparkjournal.events.CommitLog;
 import io.sparkjournal.events.CommitLogWriter;
 import io.sparkjournal.events.Decision;
 import io.sparkjournal.events.DriverCommit;
+import io.sparkjournal.events.LogCheckpointer;
 import io.sparkjournal.events.Resolver;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -41,10 +42,12 @@ import org.apache.spark.sql.connector.write.streaming.StreamingWrite;
  * unnamed batch write records an empty decision, so its prepared
  * transactions are aborted at once (Python's {@code JournalBatchWriter.abort}).
  *
- * <p>Left to others, by design: COMMIT records in the lanes after the
+ * <p>After a decision: the commit log's checkpoint and retention, in a
+ * daemon thread of their own, once commitLogCheckpointInterval entries are
+ * past the newest checkpoint ({@link LogCheckpointer}; never failing a
+ * batch). Left to others, by design: COMMIT records in the lanes after the
  * decision (readers and each lane's next writer resolve prepared
- * transactions from the commit log), and commit-log checkpoints
- * (maintenance: {@code sparkjournal compact}, the jobs' {@code maintain}).
+ * transactions from the commit log).
  *
  * <p>Crash behaviour: the driver killed between the tasks' PREPAREs and the
  * decision leaves nothing of the batch visible, and Spark replays it (a
@@ -136,9 +139,35 @@ final class JournalDriverWrite implements BatchWrite, StreamingWrite {
             Decision decision = DriverCommit.commit(log, query, batch, written);
             LOG.info("batch " + batch + " of query " + query + ": " + decision.rows() + " rows from "
                     + written.size() + " JVM tasks committed (epoch " + decision.epoch() + ")");
+            checkpointAfterDecision(log);
         } catch (IOException error) {
             throw new UncheckedIOException(error.getMessage(), error);
         }
+    }
+
+    /**
+     * Starts the log's checkpoint and retention in a thread of its own when
+     * commitLogCheckpointInterval entries are past the newest checkpoint
+     * ({@link LogCheckpointer}, as committer.py's {@code after_decision}); the
+     * batch is committed already, so nothing here fails it: a failure is a
+     * WARNING, and the next decision tries again.
+     */
+    private void checkpointAfterDecision(CommitLog log) {
+        try {
+            long interval = option("commitLogCheckpointInterval");
+            if (interval > 0) {
+                LogCheckpointer.forLog(log).afterDecision(LogCheckpointer.entriesPastCheckpoint(log.view()),
+                        interval, option("commitLogRetainBatches"), option("commitLogRetainTime"));
+            }
+        } catch (Exception | LinkageError error) {
+            LOG.warning("commit log " + plan.logUri() + ": cannot start its checkpoint (" + error
+                    + "); the next decided batch tries again");
+        }
+    }
+
+    /** A resolved journal option of the plan (WriteOptions: a whole number; ns for a time). */
+    private long option(String name) {
+        return ((Number) plan.options().get(name)).longValue();
     }
 
     private CommitLog log() throws IOException {
