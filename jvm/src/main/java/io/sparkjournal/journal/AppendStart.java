@@ -71,7 +71,9 @@ final class AppendStart {
         Path control = lane.resolve(ControlFile.NAME);
         while (Files.exists(control)) {
             if (System.nanoTime() > deadline || !WriterProbe.held(lane.resolve(MAINTENANCE_LOCK))) {
-                return false;
+                // the compactor may have ended its swap (control file removed, then its lock
+                // released) between the two looks: done unless the control file is still there
+                return !Files.exists(control);
             }
             try {
                 Thread.sleep(20);
