@@ -301,9 +301,9 @@ class CompactingChecker(crash.CrashChecker):
 
 def test_writer_compactions_and_readers_at_once_on_one_lane_lose_nothing(tmp_path, backend):
     CompactingChecker.compactions = CompactingChecker.snapshots = 0
-    checker = crash.run_crashes(tmp_path, backend, kills=8, seed=5150 + len(backend),
+    checker = crash.run_crashes(tmp_path, backend, kills=4, seed=5150 + len(backend),
                                 checker_class=CompactingChecker)
-    assert checker.kills == 8 and checker.known
+    assert checker.kills == 4 and checker.known
     assert CompactingChecker.compactions > 0, "no compaction ran: the test exercised nothing"
     assert CompactingChecker.snapshots > 0
     print(f"{backend}: {checker.kills} writer kills, {CompactingChecker.compactions} compactions, "

@@ -205,7 +205,7 @@ def run_case(seed: int, tmp_path, tool_=None) -> None:
 
 
 def test_power_loss_then_python_writer_appends_and_rolls_loses_no_acknowledged_record(tmp_path):
-    for seed in range(200):
+    for seed in range(100):
         run_case(seed, tmp_path)
 
 
