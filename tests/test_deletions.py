@@ -10,8 +10,8 @@ import pytest
 
 from sparkjournal import Journal
 from sparkjournal.events.deletions import (DELETION_VECTOR, DeletionVectorError, Deletions,
-                                           decode_vector, encode_vector, rewrite_body)
-from sparkjournal.events.event_records import EVENTS, read_body, tag
+                                           decode_vector, encode_vector)
+from sparkjournal.events.event_records import EVENTS, read_body, rewrite_body, tag
 from sparkjournal.events.lane_deletes import lane_deletions, pending_deletions
 from sparkjournal.events.requests import RequestError, pending, submit
 from sparkjournal.maintenance.lane_requests import apply_now, carry_out_all

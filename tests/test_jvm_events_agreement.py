@@ -28,8 +28,8 @@ from sparkjournal.events.log_state import LogState
 from sparkjournal.events.commit_log import CommitLog, CommitLogError, Decision, TxRef
 from sparkjournal.events.committed_lanes import committed_lanes
 from sparkjournal.events.deletions import (DeletionVectorError, Deletions, decode_vector,
-                                           encode_vector, original_positions, rewrite_body)
-from sparkjournal.events.event_records import batch_of, split_body, tag
+                                           encode_vector, original_positions)
+from sparkjournal.events.event_records import batch_of, rewrite_body, split_body, tag
 from sparkjournal.events.lane_deletes import pending_deletions
 from sparkjournal.events.page_records import HEAD as PAGE_HEAD
 from sparkjournal.events.page_records import PageRecordError, PageRef, decode as decode_page

@@ -110,6 +110,50 @@ def test_each_layer_builds_on_the_one_right_below_it():
         assert callable(getattr(importlib.import_module(module_name), function)), target
 
 
+def import_circles() -> list[list[str]]:
+    """Each group of modules that import each other round a circle, imports
+    inside functions included (Tarjan's strongly connected components); a
+    package's ``__init__`` counts as its own module."""
+    modules = {module for _, module in package_modules()}
+    graph: dict[str, set] = {module: set() for module in modules}
+    for source, target in import_edges():
+        while target and target not in modules:             # "pkg.mod.name" -> "pkg.mod"
+            target = target.rpartition(".")[0]
+        if target and target != source and not source.startswith(target + "."):
+            graph[source].add(target)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for target in sorted(graph[module]):
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            group = []
+            while not group or group[-1] != module:
+                group.append(stack.pop())
+            if len(group) > 1:
+                circles.append(sorted(group))
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return circles
+
+
+def test_no_modules_import_each_other_round_a_circle():
+    """A circle (even through an import inside a function) means two modules
+    are one concept split in two, or both need something that belongs below
+    them: that goes into a module of its own."""
+    assert import_circles() == []
+
+
 def tool_targets(parser) -> set[str]:
     """The targets (``module:function``) of every command and bench that runs tools/."""
     found = set()

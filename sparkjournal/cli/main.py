@@ -178,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
                       "1,000; 60 with --quick)")
     for spark_bench in (sink, read):
         spark_bench.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
-    report = _command(benches, "report", f"{TOOLS}.bench.report:run", "Print again the tables "
+    report = _command(benches, "report", f"{TOOLS}.bench.report_command:run", "Print again the tables "
                       "of benchmark runs saved with --json FILE and, with --out, draw them: each "
                       "row's ratio to its baseline against its target.")
     report.add_argument("json_files", nargs="+", metavar="JSON", help="a file a benchmark wrote "

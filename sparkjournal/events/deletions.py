@@ -178,19 +178,3 @@ def without_rows(batch: pa.RecordBatch, deleted: set) -> pa.RecordBatch:
     if index >= 0:
         return kept.set_column(index, ROW_COLUMN, kept_positions)
     return kept.append_column(pa.field(ROW_COLUMN, pa.uint32(), nullable=False), kept_positions)
-
-
-def rewrite_body(body, deleted: set) -> bytes | None:
-    """An events record body (event_records.py) with the ``deleted`` original
-    positions dropped (``without_rows``), its schema metadata (query, batch,
-    column stats: still valid bounds) kept; None if no row is left."""
-    from .event_records import read_body
-    batch = read_body(body)[0]
-    kept = without_rows(batch, deleted)
-    if not kept.num_rows:
-        return None
-    kept = kept.replace_schema_metadata(batch.schema.metadata)
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, kept.schema) as writer:
-        writer.write_batch(kept)
-    return sink.getvalue().to_pybytes()

@@ -18,6 +18,7 @@ import struct
 import pyarrow as pa
 
 from ..format import layout
+from .deletions import without_rows
 from .pruning import META_STATS, column_stats
 
 EVENTS = 1
@@ -86,3 +87,18 @@ def read_body(body) -> tuple[pa.RecordBatch, str | None, int | None]:
     """(batch, query, batch id) of an EVENTS body; zero-copy over ``body``."""
     schema, message = split_body(body)
     return (pa.ipc.read_record_batch(message, schema),) + batch_of(schema)
+
+
+def rewrite_body(body, deleted: set) -> bytes | None:
+    """An events record body with the ``deleted`` original positions dropped
+    (deletions.without_rows), its schema metadata (query, batch, column
+    stats: still valid bounds) kept; None if no row is left."""
+    batch = read_body(body)[0]
+    kept = without_rows(batch, deleted)
+    if not kept.num_rows:
+        return None
+    kept = kept.replace_schema_metadata(batch.schema.metadata)
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, kept.schema) as writer:
+        writer.write_batch(kept)
+    return sink.getvalue().to_pybytes()

@@ -17,8 +17,8 @@ from __future__ import annotations
 import dataclasses
 from array import array
 
-from ..events.deletions import DELETION_VECTOR, Deletions, decode_vector, rewrite_body
-from ..events.event_records import EVENTS
+from ..events.deletions import DELETION_VECTOR, Deletions, decode_vector
+from ..events.event_records import EVENTS, rewrite_body
 from ..format import layout
 
 

@@ -29,6 +29,7 @@ import time
 
 from ..events.node import executor_id, node_roots, read_node_id
 from ..journal.lanes import list_lanes
+from .located_rdd import located_rdd
 from .placement import Cluster, Executor, executors_now, is_local
 
 log = logging.getLogger("sparkjournal.discovery")
@@ -79,7 +80,6 @@ class ClusterView:
 
 def survey(sc, path: str, wanted_nodes: set, wait_s: float = 5.0) -> ClusterView:
     """The cluster as its executors see ``path`` (module doc)."""
-    from .locality import located_rdd
     started = time.monotonic()
     conf = sc._jsc.sc().conf()
     registering = conf.getTimeAsMs("spark.scheduler.maxRegisteredResourcesWaitingTime", "30s")

@@ -39,6 +39,7 @@ from ..events.lane_scan import LaneSlice, WrongNodeError, scan
 from ..events.read_columns import full_schema, named
 from .page_read import paged_frame, plan_pages
 from .lane_plan import LanePlan, plan_lanes
+from .located_rdd import located_rdd
 from ..events.pruning import Predicate
 
 log = logging.getLogger("sparkjournal.locality")
@@ -135,18 +136,6 @@ def _strings_frame(spark, strings, column: str):
                                                  jvm.org.apache.spark.sql.Encoders.STRING())
     return DataFrame(dataset.toDF(jvm.org.apache.spark.api.python.PythonUtils.toSeq([column])),
                      spark)
-
-
-def located_rdd(sc, placed: list[tuple[str, list[str]]]):
-    """A PySpark RDD of the strings in ``placed``, one partition each, with the
-    given location preferences (SparkContext.makeRDD with preferences)."""
-    from pyspark.rdd import RDD
-    from pyspark.serializers import UTF8Deserializer
-    jvm = sc._jvm
-    to_seq = jvm.org.apache.spark.api.python.PythonUtils.toSeq
-    pairs = to_seq([jvm.scala.Tuple2(value, to_seq(list(locations))) for value, locations in placed])
-    string_tag = jvm.scala.reflect.ClassTag.apply(jvm.java.lang.String._java_lang_class)
-    return RDD(sc._jsc.sc().makeRDD(pairs, string_tag).toJavaRDD(), sc, UTF8Deserializer())
 
 
 def lane_task(schema_ipc: bytes, journal_options: dict, predicate: Predicate, skip_corrupt: bool,

@@ -44,6 +44,7 @@ from ...journal.lock import LaneLock
 from ...maintenance.lane_size import lane_bytes
 from ...maintenance.lane_maintenance import page_pass
 from .jvm import JvmBench
+from .read_rounds import aggregate, bench_events, full_scan, rows_rounds
 from .report import REPORTED, skipped
 
 PAGE_SIZE = 64 << 20
@@ -81,8 +82,7 @@ def _page_mostly(journal: str, log) -> tuple[int, int]:
 
 
 def section_paged_read(bench) -> list:
-    from .read import (FLOOR_SOURCE, _aggregate, _events, _floor_source, _rounds, _scan,
-                             journal_as_ipc)
+    from .read import FLOOR_SOURCE, _floor_source, journal_as_ipc
     from ...spark.locality import read
     logging.getLogger("py4j").setLevel(logging.CRITICAL)
     rows = bench.sizes["paged_rows"]
@@ -90,7 +90,7 @@ def section_paged_read(bench) -> list:
     jvm = JvmBench("local[*]", "sparkjournal-bench-paged-read", bench.log)
     spark = jvm.spark
     try:
-        events = _events(spark.range(0, rows, numPartitions=2))
+        events = bench_events(spark.range(0, rows, numPartitions=2))
         events.write.format("sparkjournal").option("laneIdleTimeout", "1s").mode("append").save(journal)
         events.write.parquet(parquet)
         _wait_free([lane for lane, _node in node_lanes(journal)])
@@ -114,10 +114,10 @@ def section_paged_read(bench) -> list:
         if not jvm_skipped:
             frames[JVM] = jvm.jvm().load(journal)
         results = []
-        for query, make, target, target_of in (("groupBy(key).agg(sum)", _aggregate, 0.8, "ratio"),
-                                               ("full scan", _scan, 0.0, REPORTED)):
-            names = [n for n in frames if make is _aggregate or n not in AGGREGATION_ONLY]
-            rounds = _rounds({n: make(frames[n]) for n in names}, rows, bench.log, query)
+        for query, make, target, target_of in (("groupBy(key).agg(sum)", aggregate, 0.8, "ratio"),
+                                               ("full scan", full_scan, 0.0, REPORTED)):
+            names = [n for n in frames if make is aggregate or n not in AGGREGATION_ONLY]
+            rounds = rows_rounds({n: make(frames[n]) for n in names}, rows, bench.log, query)
             med = rounds.medians()
             detail = (f"{paged_rows / rows:.0%} of events paged into {pages} files; format "
                       f"reader {med['paged, format reader']:,.0f} rows/s "
@@ -129,7 +129,7 @@ def section_paged_read(bench) -> list:
                 results.append(rounds.result(
                     f"read {query} of {rows:,} mostly paged events, {how}, vs parquet", name,
                     "parquet", "rows/s", target, target_of, detail))
-            if make is _aggregate:
+            if make is aggregate:
                 results.append(rounds.result(
                     f"read {query} of {rows:,} mostly paged events, paged floor, vs parquet", FLOOR,
                     "parquet", "rows/s", 0.0, REPORTED,
@@ -137,7 +137,7 @@ def section_paged_read(bench) -> list:
                     f"(key, amount only, decoded beforehand) by the Python floor source: the "
                     f"most a reader whose tail goes through Python can reach"))
             name = f"read {query} of {rows:,} mostly paged events, JVM reader default read, vs parquet"
-            jvm_target, jvm_of = (JVM_TARGET, "ratio") if make is _aggregate else (0.0, REPORTED)
+            jvm_target, jvm_of = (JVM_TARGET, "ratio") if make is aggregate else (0.0, REPORTED)
             results.append(skipped(name, "rows/s", jvm_target, jvm_skipped, jvm_of) if jvm_skipped
                            else rounds.result(name, JVM, "parquet", "rows/s", jvm_target, jvm_of,
                                               detail))

@@ -43,7 +43,7 @@ Events: (long id, timestamp, 16-character key of 1,000 distinct values,
   micro-batches alone (Spark's triggerExecution).
 
 Every measurement runs in ``--repeats`` interleaved rounds (default
-``REPEATS``) after a warm-up; values are medians, and each ratio is the median
+``read_rounds.REPEATS``) after a warm-up; values are medians, and each ratio is the median
 of the per-round ratios (report.Rounds).
 
 A benchmark, never a test: nothing asserts a time.
@@ -54,7 +54,6 @@ import dataclasses
 import logging
 import os
 import shutil
-import time
 
 import pyarrow as pa
 
@@ -65,12 +64,12 @@ from ...spark.datasource import JournalDataSource
 from ...spark.page_read import plan_pages
 from ...spark.reader import JournalReader
 from .jvm import JvmBench
+from .read_rounds import aggregate, bench_events, full_scan, rows_rounds
 from .read_streams import catch_up_results, small_batch_results
 from .report import REPORTED, BenchResult, Rounds, print_report
 from .support import bench_log, work_folder
 from .worker import ipc_batches, worker_results, write_batches
 
-REPEATS = 7
 FULL = {"rows": 2_000_000, "small": 1_000}
 QUICK = {"rows": 200_000, "small": 60}
 FLOOR_SOURCE = "sj_bench_ipc"
@@ -103,15 +102,6 @@ def _floor_source():
             return IpcReader(self.options["path"])
 
     return IpcSource
-
-
-def _events(frame):
-    from pyspark.sql import functions as F
-    return frame.select(
-        F.col("id"), F.timestamp_seconds(F.col("id")).alias("ts"),
-        F.substring(F.sha2((F.col("id") % 1000).cast("string"), 256), 1, 16).alias("key"),
-        F.repeat(F.lit("p"), 200).alias("payload"),
-        (F.col("id") % 1000 / 10.0).cast("double").alias("amount"))
 
 
 def _ipc_writer(folder: str):
@@ -152,33 +142,6 @@ def journal_as_ipc(journal: str, folder: str,
     return [path for lane_pages in pages.values() for path in lane_pages.paths], rows
 
 
-def _timed(action) -> float:
-    started = time.perf_counter()
-    action()
-    return time.perf_counter() - started
-
-
-def _scan(frame):
-    return lambda: frame.write.format("noop").mode("overwrite").save()
-
-
-def _aggregate(frame):
-    from pyspark.sql import functions as F
-    return lambda: frame.groupBy("key").agg(F.sum("amount")).collect()
-
-
-def _rounds(contenders: dict, rows, log, label: str, repeats: int = REPEATS) -> Rounds:
-    """Rows/s of ``repeats`` interleaved rounds of {name: action}, after one
-    warm-up run each; ``rows``: the rows each reads, one number or {name: rows}."""
-    rows = rows if isinstance(rows, dict) else dict.fromkeys(contenders, rows)
-    for action in contenders.values():
-        action()
-    rounds = Rounds.run({name: (lambda action=action, n=rows[name]: n / _timed(action))
-                         for name, action in contenders.items()}, repeats, log, f"{label} (rows/s)")
-    log(f"{label}: " + ", ".join(f"{n} {v:,.0f} rows/s" for n, v in rounds.medians().items()))
-    return rounds
-
-
 READS = {"journal": "with metadata columns", "journal events": "event columns only (user schema)",
          "journal (key, amount)": "schema pruned to (key, amount)"}
 FLOOR, WIDE_FLOOR = "python floor", "python floor, 11 columns"
@@ -206,10 +169,10 @@ def _large_batches(bench: JvmBench, journal: str, parquet: str, ipc: str, wide_i
         if read != rows:
             raise RuntimeError(f"bench: the JVM reader read {read:,} of the {rows:,} events")
     results = []
-    for query, make in (("full scan", _scan), ("groupBy(key).agg(sum)", _aggregate)):
+    for query, make in (("full scan", full_scan), ("groupBy(key).agg(sum)", aggregate)):
         names = [n for n in frames if query == "groupBy(key).agg(sum)"
                  or ("amount" not in n and n != PLAIN_PARQUET)]
-        rounds = _rounds({n: make(frames[n]) for n in names}, rows, log, query, repeats)
+        rounds = rows_rounds({n: make(frames[n]) for n in names}, rows, log, query, repeats)
         results += _python_rows(rounds, query, rows, [n for n in names if n.startswith("journal")])
         results += _jvm_rows(bench, rounds, query, rows)
     return results
@@ -296,7 +259,7 @@ def run(args) -> int:
     results = []
     try:
         rows = sizes["rows"]
-        events = _events(spark.range(0, rows, numPartitions=2))
+        events = bench_events(spark.range(0, rows, numPartitions=2))
         journal, parquet, ipc, wide_ipc = (os.path.join(work, n)
                                            for n in ("journal", "parquet", "ipc", "wide-ipc"))
         os.makedirs(ipc)

@@ -18,6 +18,7 @@ import shutil
 import statistics
 import time
 
+from .read_rounds import aggregate, bench_events, rows_rounds
 from .report import REPORTED, BenchResult, Rounds
 
 SMALL_BATCH_ROWS = 10_000          # the sink's smallBatchRows where it allows them (local mode)
@@ -33,12 +34,11 @@ def land_small_stream(spark, work: str, batches: int, master: str) -> tuple[str,
     """One rate-micro-batch stream of 1k-row batches landed twice, by JournalSink
     and by the parquet sink (two queries over the same deterministic source)."""
     from ...spark.sink import JournalSink
-    from .read import _events
     sink_options = {"smallBatchRows": SMALL_BATCH_ROWS} if _local_mode(master) else {}
     journal, parquet = os.path.join(work, "small-journal"), os.path.join(work, "small-parquet")
     for name in ("journal", "parquet"):
         source = spark.readStream.format("rate-micro-batch").option("rowsPerBatch", 1000).load()
-        writer = (_events(source.withColumnRenamed("value", "id")).writeStream
+        writer = (bench_events(source.withColumnRenamed("value", "id")).writeStream
                   .trigger(processingTime="0 seconds")
                   .option("checkpointLocation", os.path.join(work, f"small-{name}-checkpoint")))
         if name == "journal":
@@ -68,7 +68,6 @@ def small_batch_results(bench, work: str, batches: int, master: str, log,
     """The aggregation after ``batches`` micro-batches of 1k rows: the journal
     by the Python source (target 1.5) and by the JVM reader (target 5) against
     the parquet sink's output, and the JVM reader against the Python source."""
-    from .read import _aggregate, _rounds
     spark = bench.spark
     started = time.monotonic()
     journal, parquet = land_small_stream(spark, work, batches, master)
@@ -80,7 +79,7 @@ def small_batch_results(bench, work: str, batches: int, master: str, log,
     if bench.loaded and counts[JVM] != counts[PYTHON]:
         raise RuntimeError(f"bench: the JVM reader read {counts[JVM]:,} rows of the small-batch "
                            f"journal, the Python source {counts[PYTHON]:,}")
-    rounds = _rounds({n: _aggregate(f) for n, f in frames.items()}, counts, log,
+    rounds = rows_rounds({n: aggregate(f) for n, f in frames.items()}, counts, log,
                      "aggregate after small batches", repeats)
     title = f"read after {batches} micro-batches of 1k: agg"
     rows = f"rows: journal {counts[PYTHON]:,}, parquet sink {counts[PARQUET_SINK]:,}"
@@ -119,7 +118,6 @@ def catch_up_results(bench, journal: str, parquet: str, schema, rows: int, work:
     """The journal's streaming reads against Spark's file stream source over
     the parquet copy, in the same rounds: the JVM stream (target 1.0; its rows
     skipped, saying why, without the connector) and the Python stream reader."""
-    from .read import _rounds
     spark = bench.spark
     formats = {STREAM_PYTHON: bench.python_format}
     if bench.loaded:
@@ -129,7 +127,7 @@ def catch_up_results(bench, journal: str, parquet: str, schema, rows: int, work:
                              name.split()[0].lower(), triggers[name]) for name, fmt in formats.items()}
     catch[FILE_STREAM] = _catch_up(lambda: spark.readStream.schema(schema).parquet(parquet),
                                    work, "parquet", triggers[FILE_STREAM])
-    whole = _rounds(catch, rows, log, "streaming catch-up", repeats)
+    whole = rows_rounds(catch, rows, log, "streaming catch-up", repeats)
     # the warm-up's micro-batches are left out, as its wall time is
     batches = Rounds({n: [rows / seconds for seconds in t[1:]] for n, t in triggers.items()})
     started = ", ".join(

@@ -8,8 +8,8 @@
   keeps its name and target and says why, so tables and JSON have the same
   rows in every run.
 * ``print_report`` writes a run's rows as a JSON list, ``read_report`` reads
-  one back, and ``run`` is ``sparkjournal bench report JSON... [--out FILE]``:
-  the tables of earlier runs again, and their chart (chart.py).
+  one back (``sparkjournal bench report``, report_command.py, prints the
+  tables of earlier runs again and draws their chart, chart.py).
 """
 from __future__ import annotations
 
@@ -234,28 +234,3 @@ def row_errors(row) -> str:
     if row["target_of"] != REPORTED and row["target"] is None:
         bad.append("target")
     return f"{', '.join(bad)} not a number" if bad else ""
-
-
-def run(args) -> int:
-    """``sparkjournal bench report JSON... [--markdown] [--out FILE]``: each
-    file's table as its benchmark printed it (or as markdown), and with --out
-    their chart. A missing chart
-    library or a bad file is reported before anything is printed."""
-    if args.out:
-        from .chart import check_chart_path, draw_chart
-        check_chart_path(args.out)
-    reports = [(path, read_report(path)) for path in args.json_files]
-    for index, (path, results) in enumerate(reports):
-        if index:
-            print()
-        print(path)
-        if getattr(args, "markdown", False):
-            print()
-            print(markdown_table(results))
-        else:
-            print_report(results, None)
-    if args.out:
-        draw_chart(reports, args.out)
-        print(f"\nchart of {len(reports)} report{'s' if len(reports) > 1 else ''} "
-              f"written to {args.out}")
-    return 0
