@@ -176,8 +176,8 @@ SINK = OptionTable(
            "as one writer (as Delta's option)", shown_default="the streaming query id"),
     Option("txnVersion", Whole(0), None,
            "with txnAppId (both or neither), a format(\"sparkjournal\") batch write is batch "
-           "txnVersion of writer txnAppId: a version already committed is skipped, so a "
-           "retried job writes its rows once (as Delta's option); streams number their own "
+           "txnVersion of writer txnAppId: a version at or below the writer's last committed "
+           "one is skipped, so a retried job writes its rows once (as Delta's option); streams number their own "
            "batches",
            accepted="a whole number from 0 up (this write's version)"),
     Option("commitLog", Text("a local path or a URI pyarrow.fs supports (hdfs://, s3://, gs://)",

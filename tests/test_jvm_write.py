@@ -59,16 +59,22 @@ def test_a_batch_write_goes_through_the_jvm_and_reads_back_exactly(jvm_spark, tm
     assert decision.rows in (500, 300) and {t["lane"] for t in decision.txs}
 
 
-def test_txn_app_id_and_version_write_once(jvm_spark, tmp_path, caplog):
+def test_txn_app_id_and_version_write_once(jvm_spark, tmp_path):
     path = str(tmp_path / "journal")
     for _ in range(2):                                    # a retried job: the same version
         events(jvm_spark, 0, 200).write.format("sparkjournal").mode("append") \
             .option("txnAppId", "loader").option("txnVersion", 7).save(path)
+        assert JVM_WRITE in last_plan(jvm_spark), last_plan(jvm_spark)
     assert ids_of(path) == list(range(200))
     assert entries(path, "loader") == {"loader": [7]}
     with pytest.raises(Exception, match="txnAppId and txnVersion go together"):
         events(jvm_spark, 0, 1).write.format("sparkjournal").mode("append") \
             .option("txnVersion", 8).save(path)
+    for writer in ("jvm", "python"):              # txnAppId alone: refused, not batch 0 again
+        with pytest.raises(Exception, match="txnAppId and txnVersion go together"):
+            events(jvm_spark, 0, 1).write.format("sparkjournal").mode("append") \
+                .option("writer", writer).option("txnAppId", "loader").save(path)
+    assert ids_of(path) == list(range(200)), "nothing of the refused writes landed"
 
 
 def test_a_stream_restarted_from_its_checkpoint_lands_every_event_once(jvm_spark, tmp_path):

@@ -77,6 +77,15 @@ class TxRef:
     tx: int
 
 
+class LinkedNotSyncedError(CommitLogError):
+    """An entry was linked into place (decided, as every reader sees it), but
+    its folder's sync failed."""
+
+    def __init__(self, path: str, error: OSError):
+        super().__init__(f"{path} was created, but its folder could not be synced: {error}")
+        self.path = path
+
+
 class BatchAbortedError(CommitLogError):
     """The batch's entry could not be created: its name was taken (by an
     operator's abort entry, or by another writer's decision)."""
@@ -276,6 +285,12 @@ class CommitLog:
             else:
                 self._write(path, decision.to_json())
                 created = True
+        except LinkedNotSyncedError as linked:
+            raise CommitLogError(
+                f"commit log entry {linked.path} was created, but its folder could not be synced "
+                f"({linked.__cause__}): the batch is {'aborted' if aborted else 'committed'} unless "
+                f"the host loses power before the folder reaches the disk. Do not run the write "
+                f"again; check the disk") from linked
         except CommitLogError as error:
             if aborted:
                 raise CommitLogError(f"{error}. The batch was not aborted; fix the commit log "
@@ -371,7 +386,10 @@ class CommitLog:
                     return False
                 finally:
                     os.unlink(tmp)
-                fsync_dir(os.path.dirname(path))
+                try:
+                    fsync_dir(os.path.dirname(path))
+                except OSError as unsynced:
+                    raise LinkedNotSyncedError(path, unsynced) from unsynced
                 return True
         except OSError as error:
             raise CommitLogError(f"cannot write commit log file {path}: {error}") from error

@@ -79,6 +79,11 @@ class _Writer:
     def __init__(self, options, schema, query: str | None, batch: int | None):
         self.path, committer, self.journal_options, sink_options = _setup(options)
         app_id = sink_options.get("txnAppId")
+        if batch is not None and app_id is not None and "txnVersion" not in sink_options:
+            raise SparkJournalError(f"txnAppId and txnVersion go together in a batch write: give "
+                                    f"both (the write is then version txnVersion of writer "
+                                    f"txnAppId, skipped if already committed) or neither "
+                                    f"(txnAppId={app_id}, txnVersion=None)")
         if "txnVersion" in sink_options:
             if batch is None:
                 raise SparkJournalError("txnVersion is an option of batch writes (df.write): a "

@@ -244,7 +244,12 @@ class JournalSink:
         writer.save(self.path)
         shared = self.committer.shared
         decision = shared.view(refresh=True).decision(query, batch)
-        if decision is not None:
+        if decision is None:
+            log.warning("batch %d of query %s: the server's write returned, but its decision is "
+                        "not in the commit log %s as this process reads it (a checkpoint folded "
+                        "it, or the server writes another log: check commitLog); the batch's "
+                        "line has no counts", batch, query, self.committer.log_uri)
+        else:
             metrics.rows = decision.rows
             metrics.tasks = len(decision.txs)
             metrics.records = sum(int(t.get("records", 0)) for t in decision.txs)

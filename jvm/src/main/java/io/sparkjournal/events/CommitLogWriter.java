@@ -83,6 +83,11 @@ public final class CommitLogWriter {
         boolean created;
         try {
             created = createExclusive(Paths.get(path), json);
+        } catch (LinkedNotSynced linked) {
+            throw new CommitLogException("commit log entry " + path + " was created, but its folder "
+                    + "could not be synced (" + linked.getCause() + "): the batch is "
+                    + (aborted ? "aborted" : "committed") + " unless the host loses power before the "
+                    + "folder reaches the disk. Do not run the write again; check the disk", linked);
         } catch (IOException error) {
             throw new CommitLogException("cannot write commit log file " + path + ": " + error
                     + (aborted ? ". The batch was not aborted; fix the commit log location and retry"
@@ -195,8 +200,21 @@ public final class CommitLogWriter {
         } finally {
             Files.deleteIfExists(tmp);
         }
-        DiskModes.syncFolder(path.getParent());
+        try {
+            DiskModes.syncFolder(path.getParent());
+        } catch (IOException unsynced) {
+            throw new LinkedNotSynced(unsynced);
+        }
         return true;
+    }
+
+    /** The entry is linked (decided, as every reader sees it) but its folder's sync failed. */
+    static final class LinkedNotSynced extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        LinkedNotSynced(IOException cause) {
+            super(cause);
+        }
     }
 
     private static Path temporary(Path path) throws IOException {

@@ -13,7 +13,9 @@ import java.util.logging.Logger;
  * (the entries in the view past its checkpoint) are past the newest
  * checkpoint; never on the batch's path. One run at a time per log in this
  * JVM ({@link #forLog}: one checkpointer per log folder), one per log across
- * processes (the checkpoint lock). A failure is logged as a WARNING and the
+ * processes (the checkpoint lock); a decision that asks while a run is under
+ * way makes that thread run once more when it ends, so the last decisions of
+ * a burst are folded too. A failure is logged as a WARNING and the
  * next decision tries again; it never fails a batch. Thread-safe.
  */
 public final class LogCheckpointer {
@@ -22,7 +24,8 @@ public final class LogCheckpointer {
     private static final Map<String, LogCheckpointer> BY_LOG = new HashMap<>();
 
     private final CommitLog log;
-    private Thread running;
+    private Thread running;               // null when no run is under way (cleared by the thread)
+    private long[] again;                 // {retainBatches, retainNanos} of a run asked meanwhile
     private volatile LogMaintenance.Result last;
 
     private LogCheckpointer(CommitLog log) {
@@ -53,10 +56,14 @@ public final class LogCheckpointer {
      */
     public synchronized Thread afterDecision(int entriesPastCheckpoint, long interval, long retainBatches,
                                              long retainNanos) {
-        if (interval <= 0 || entriesPastCheckpoint < interval || running != null && running.isAlive()) {
+        if (interval <= 0 || entriesPastCheckpoint < interval) {
             return null;
         }
-        running = new Thread(() -> run(retainBatches, retainNanos), "sparkjournal-log-checkpoint");
+        if (running != null) {
+            again = new long[] {retainBatches, retainNanos};
+            return null;
+        }
+        running = new Thread(() -> runs(retainBatches, retainNanos), "sparkjournal-log-checkpoint");
         running.setDaemon(true);
         running.start();
         return running;
@@ -65,6 +72,32 @@ public final class LogCheckpointer {
     /** What the last run did, or null before one ended. */
     public LogMaintenance.Result last() {
         return last;
+    }
+
+    /** Runs, then once more for each run asked meanwhile; clears {@code running} at the end. */
+    private void runs(long retainBatches, long retainNanos) {
+        long[] options = {retainBatches, retainNanos};
+        boolean ended = false;
+        try {
+            while (options != null) {
+                run(options[0], options[1]);
+                synchronized (this) {
+                    options = again;
+                    again = null;
+                    if (options == null) {
+                        running = null;
+                        ended = true;
+                    }
+                }
+            }
+        } finally {
+            if (!ended) {                     // an Error out of a run: the next decision starts anew
+                synchronized (this) {
+                    running = null;
+                    again = null;
+                }
+            }
+        }
     }
 
     private void run(long retainBatches, long retainNanos) {

@@ -1,7 +1,6 @@
 package io.sparkjournal.spark;
 
-import java.net.InetAddress;
-import java.net.UnknownHostException;
+import io.sparkjournal.events.RootLanes;
 import java.nio.file.Path;
 
 /**
@@ -34,7 +33,7 @@ final class JournalPaths {
 
     /** The node root this driver uses for {@code path}. */
     static String resolveRoot(String path) {
-        String resolved = path.replace("{host}", hostName()).replace("{executor}", "driver");
+        String resolved = path.replace("{host}", RootLanes.hostName()).replace("{executor}", "driver");
         if (resolved.contains("{") || resolved.contains("}")) {
             throw new OptionException("journal path '" + path + "' holds an unknown placeholder; the known ones "
                     + "are {host}, {executor}");
@@ -42,12 +41,4 @@ final class JournalPaths {
         return Path.of(resolved).toAbsolutePath().normalize().toString();
     }
 
-    static String hostName() {
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (UnknownHostException unknown) {
-            String env = System.getenv("HOSTNAME");
-            return env != null ? env : "localhost";
-        }
-    }
 }
