@@ -45,8 +45,10 @@ def committed_lanes(shared) -> dict[tuple[str, str], CommittedLane]:
     lanes (forgotten.py), which no read requires."""
     view = shared.view(refresh=True) if isinstance(shared, LogState) else shared
     state = view.checkpoint.with_entries(view.entries)
+    # A lane of a node the checkpoint does not list (a damaged one) counts no
+    # batches of its node, as the JVM's CommittedLane.of counts it.
     return {key: CommittedLane(lane.node, lane.host, lane.root, lane.lane, lane.batches,
-                               state.nodes[lane.node].batches)
+                               state.nodes[lane.node].batches if lane.node in state.nodes else 0)
             for key, lane in state.lanes.items() if lane.node not in view.forgotten}
 
 
