@@ -14,6 +14,17 @@ Target ``cscan`` is C: libFuzzer on the C core's scan with AddressSanitizer and
 UndefinedBehaviorSanitizer (native/fuzz_scan.c), built here with clang; without
 clang it is reported as skipped.
 
+Targets ``jvm_lane`` and ``jvm_log`` send each input, after Python's reader
+read it, to the JVM's readers (one JvmFuzz process per target, -Xmx256m;
+jvm_driver.py): a Java exception that is not an IOException, a case over 10 s
+or an OutOfMemoryError is a finding; a kind (ok / refused) or a reading that
+differs from Python's is a disagreement, counted in the target's line and
+listed in ``<work>/<target>-disagreements.jsonl``, not a failure. jvm_lane
+starts from the loader's seeds, jvm_log from the golden corpus's commit logs
+(tests/golden/commit_log/*/log) and corpus/jvm_log/ (inputs that were
+findings). Without a JDK or where the connector's jar
+cannot be built they are reported as skipped.
+
 Prints one line per target (executions, coverage, corpus, findings) and exits
 1 if any target had a finding or did not run.
 """
@@ -34,7 +45,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 # target -> the largest input it is given (libFuzzer -max_len)
 TARGETS = {"records": 1 << 16, "header": 4096, "loader": 1 << 17, "sidecars": 4096,
-           "cscan": 1 << 16}
+           "cscan": 1 << 16, "jvm_lane": 1 << 17, "jvm_log": 1 << 17}
+JVM_TARGETS = ("jvm_lane", "jvm_log")
+GOLDEN_LOGS = os.path.join(REPO, "tests", "golden", "commit_log")
 NATIVE_SOURCES = ["native/sj_codec.c", "native/sj_crc32c.c"]
 CLANGS = ("clang", "clang-19", "clang-18", "clang-17", "clang-16", "clang-15", "clang-14")
 FINDING_PREFIXES = ("crash-", "timeout-", "oom-", "leak-", "slow-unit-")
@@ -52,6 +65,7 @@ class Outcome:
     exit_code: int
     log: str
     skipped: str = ""
+    disagreements: int = 0
 
     @property
     def ok(self) -> bool:
@@ -60,11 +74,12 @@ class Outcome:
     def line(self) -> str:
         if self.skipped:
             return f"{self.target:9s} skipped: {self.skipped}"
+        differ = f"  {self.disagreements} disagreements" if self.target in JVM_TARGETS else ""
         verdict = "ok" if self.ok else f"FINDING (exit {self.exit_code}): " + \
             (", ".join(self.findings) or f"see {self.log}")
         return (f"{self.target:9s} {self.seconds:7.1f} s  {self.executions:9d} execs  "
                 f"{self.executions / max(self.seconds, 1e-9):8.0f}/s  cov {self.coverage:5d}  "
-                f"ft {self.features:6d}  corpus {self.corpus:5d}  {verdict}")
+                f"ft {self.features:6d}  corpus {self.corpus:5d}{differ}  {verdict}")
 
 
 def _stat(text: str, name: str) -> int:
@@ -88,24 +103,60 @@ def build_cscan(work: str) -> tuple[list, str]:
     return [binary], ""
 
 
+def prepare_jvm(work: str) -> tuple[dict, str]:
+    """(the environment JvmFuzz runs with, "") or ({}, why the JVM targets cannot run)."""
+    from sparkjournal.spark import jvm_build
+    from tests.jvm_tools import tools_classpath
+    if jvm_build.jvm_unavailable():
+        return {}, jvm_build.jvm_unavailable()
+    try:
+        classpath = tools_classpath()
+        java = jvm_build.java_path()
+    except jvm_build.JvmUnavailableError as error:
+        return {}, f"no JVM to run the Java readers: {error}"
+    return {"SJ_FUZZ_JAVA": java, "SJ_FUZZ_CLASSPATH": classpath}, ""
+
+
+def golden_log_seeds(work: str) -> str:
+    """A folder of one seed per golden commit log (folder_image.py)."""
+    from tests.fuzz.folder_image import read_folder
+    seeds = os.path.join(work, "seeds", "jvm_log")
+    os.makedirs(seeds, exist_ok=True)
+    for case in sorted(os.listdir(GOLDEN_LOGS)):
+        log = os.path.join(GOLDEN_LOGS, case, "log")
+        if os.path.isdir(log):
+            with open(os.path.join(seeds, case), "wb") as handle:
+                handle.write(read_folder(log))
+    return seeds
+
+
 def run_target(target: str, seconds: int, work: str, timeout: int, rss_mb: int) -> Outcome:
     corpus = os.path.join(work, "corpus", target)
     os.makedirs(corpus, exist_ok=True)
     log_path = os.path.join(work, f"{target}.log")
+    extra_env = {}
     if target == "cscan":
         program, why = build_cscan(work)
         if not program:
             return Outcome(target, 0.0, 0, 0, 0, 0, [], 0, log_path, skipped=why)
-        seeds = os.path.join(HERE, "corpus", "records")
+        seeds = [os.path.join(HERE, "corpus", "records")]
+    elif target in JVM_TARGETS:
+        extra_env, why = prepare_jvm(work)
+        if why:
+            return Outcome(target, 0.0, 0, 0, 0, 0, [], 0, log_path, skipped=why)
+        extra_env["SJ_FUZZ_DISAGREEMENTS"] = os.path.join(work, f"{target}-disagreements.jsonl")
+        program = [sys.executable, "-m", f"tests.fuzz.fuzz_{target}"]
+        seeds = [os.path.join(HERE, "corpus", "loader")] if target == "jvm_lane" else \
+            [golden_log_seeds(work), os.path.join(HERE, "corpus", "jvm_log")]
     else:
         program = [sys.executable, "-m", f"tests.fuzz.fuzz_{target}"]
-        seeds = os.path.join(HERE, "corpus", target)
+        seeds = [os.path.join(HERE, "corpus", target)]
     before = set(os.listdir(work))
-    command = [*program, corpus, seeds, f"-max_total_time={seconds}",
+    command = [*program, corpus, *seeds, f"-max_total_time={seconds}",
                f"-timeout={timeout}", f"-rss_limit_mb={rss_mb}", f"-malloc_limit_mb={rss_mb}",
                f"-max_len={TARGETS[target]}", "-print_final_stats=1",
                f"-artifact_prefix={os.path.join(work, target)}-"]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [REPO, os.environ.get("PYTHONPATH")]))}
+    env = {**os.environ, **extra_env, "PYTHONPATH": os.pathsep.join(filter(None, [REPO, os.environ.get("PYTHONPATH")]))}
     started = time.monotonic()
     with open(log_path, "wb") as log:
         try:
@@ -121,8 +172,13 @@ def run_target(target: str, seconds: int, work: str, timeout: int, rss_mb: int) 
     findings = sorted(name for name in set(os.listdir(work)) - before
                       if name.startswith(f"{target}-") and
                       name[len(target) + 1:].startswith(FINDING_PREFIXES))
+    disagreements = 0
+    if extra_env.get("SJ_FUZZ_DISAGREEMENTS") and os.path.exists(extra_env["SJ_FUZZ_DISAGREEMENTS"]):
+        with open(extra_env["SJ_FUZZ_DISAGREEMENTS"], encoding="utf-8") as handle:
+            disagreements = sum(1 for _line in handle)
     return Outcome(target, elapsed, _stat(text, "number_of_executed_units"), coverage, features,
-                   corpus_size, [os.path.join(work, f) for f in findings], code, log_path)
+                   corpus_size, [os.path.join(work, f) for f in findings], code, log_path,
+                   disagreements=disagreements)
 
 
 def main(argv=None) -> int:

@@ -1,0 +1,114 @@
+"""The Java side of the jvm_* fuzz targets: one long-lived JvmFuzz process
+(jvm/src/test/java/io/sparkjournal/fuzz/JvmFuzz.java) per target process, a
+case a line, and the comparison of its answer with Python's.
+
+run.py passes ``SJ_FUZZ_JAVA`` (the java command) and ``SJ_FUZZ_CLASSPATH``
+(tests/jvm_tools.tools_classpath()); the JVM runs with ``-Xmx256m`` so an
+unbounded allocation is an OutOfMemoryError, which JvmFuzz answers as a
+finding, as any Throwable that is not an IOException (every reader error of
+the project extends IOException) and a case over its time limit.
+
+Kinds compared: "ok" (with a digest of what was read: an unordered list of
+strings both sides build alike) and "refused". A finding of Java's is an
+AssertionError here (libFuzzer writes the input as crash-*). Where one side
+accepts what the other refuses, or both accept and read different things,
+nothing in the spec (FORMAT.md, COMMIT_LOG.md) is asserted yet about which
+is right in general: the case is appended to ``SJ_FUZZ_DISAGREEMENTS`` (a JSON
+line: target, what each side said, the input's sha256 and, beside it, the
+input itself as <sha256>.bin) and run.py counts them; not a failure.
+"""
+from __future__ import annotations
+
+import atexit
+import hashlib
+import json
+import os
+import subprocess
+
+JAVA_MAIN = "io.sparkjournal.fuzz.JvmFuzz"
+CASE_SECONDS = 10
+MAX_DISAGREEMENTS_KEPT = 50
+
+
+class JvmFuzz:
+    def __init__(self):
+        java = os.environ.get("SJ_FUZZ_JAVA")
+        classpath = os.environ.get("SJ_FUZZ_CLASSPATH")
+        if not java or not classpath:
+            raise RuntimeError("SJ_FUZZ_JAVA and SJ_FUZZ_CLASSPATH are not set (tests/fuzz/run.py sets them)")
+        self.process = subprocess.Popen(
+            [java, "-Xmx256m", "-Xss1m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+             "-cp", classpath, JAVA_MAIN, str(CASE_SECONDS)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8", bufsize=1)
+        atexit.register(self.close)
+
+    def ask(self, *fields: str) -> dict:
+        assert all("\t" not in f and "\n" not in f for f in fields), fields
+        self.process.stdin.write("\t".join(fields) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            raise AssertionError(f"JvmFuzz ended (exit {self.process.wait()}) on case {fields}")
+        return json.loads(line)
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.stdin.close()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+
+
+_DRIVER = None
+_KEPT = 0
+
+
+def driver() -> JvmFuzz:
+    global _DRIVER
+    if _DRIVER is None:
+        _DRIVER = JvmFuzz()
+    return _DRIVER
+
+
+def compare(target: str, data: bytes, python: dict, java: dict) -> None:
+    """Raises AssertionError on a finding of Java's; records a disagreement."""
+    if java["kind"] == "finding":
+        raise AssertionError(f"JVM reader finding ({target}): {java['error']}\n{java.get('trace', '')}")
+    assert java["kind"] in ("ok", "refused"), java
+    if java["kind"] == python["kind"] and (
+            java["kind"] == "refused" or sorted(java["digest"]) == sorted(python["digest"])):
+        return
+    record_disagreement(target, data, python, java)
+
+
+def record_disagreement(target: str, data: bytes, python: dict, java: dict) -> None:
+    global _KEPT
+    where = os.environ.get("SJ_FUZZ_DISAGREEMENTS")
+    if not where:
+        return
+    digest = hashlib.sha256(data).hexdigest()
+    line = {"target": target, "sha256": digest, "python": _short(python), "java": _short(java)}
+    with open(where, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(line) + "\n")
+    if _KEPT < MAX_DISAGREEMENTS_KEPT:
+        _KEPT += 1
+        with open(os.path.join(os.path.dirname(where), f"{target}-disagreement-{digest[:16]}.bin"), "wb") as out:
+            out.write(data)
+
+
+def _short(said: dict) -> dict:
+    out = dict(said)
+    if "digest" in out:
+        out["digest"] = sorted(out["digest"])[:8] + (["..."] if len(out["digest"]) > 8 else [])
+    if "message" in out:
+        out["message"] = str(out["message"])[:300]
+    return out
+
+
+def refused(error: BaseException) -> dict:
+    return {"kind": "refused", "error": type(error).__name__, "message": str(error)}
+
+
+def nullable(value) -> str:
+    return "null" if value is None else str(value)
