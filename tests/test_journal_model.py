@@ -291,7 +291,7 @@ def run(backend: str, max_examples: int, steps: int) -> None:
 def test_journal_matches_model(backend):
     # Closing an ASYNCIO journal costs ~30 ms here (io_destroy waits for an RCU
     # grace period), so it gets fewer examples in the default suite.
-    run(backend, max_examples=30 if backend == "NIO" else 5, steps=60)
+    run(backend, max_examples=30 if backend == "NIO" else 10, steps=60)
 
 
 @pytest.mark.slow
