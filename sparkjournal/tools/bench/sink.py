@@ -15,7 +15,11 @@ streaming query with its own checkpoint:
 * ``arrow_floor``  a foreachBatch whose mapInArrow only counts rows: the cost of
                    handing rows to Python, which no Python sink can beat;
 * ``journal_driver`` (small batches only) JournalSink with smallBatchRows: the
-                   driver writes the batch, no Python job on the executors.
+                   driver writes the batch, no Python job on the executors;
+* ``format``       (large batches only) writeStream.format("sparkjournal"): the
+                   JVM connector's own DataSource V2 write, no Python at all;
+* ``format_python`` (large batches only) the same with ``writer="python"``: the
+                   Python data source's writer.
 
 Rows/s is the sum of numInputRows over the sum of triggerExecution times of the
 batches after the first (warm-up), from each query's progress reports. Runs are
@@ -47,8 +51,11 @@ PARQUET_TARGET = 1.0            # large batches: of the parquet sink's rows/s
 SMALL_TARGET = 1.25             # 1k-row batches by default in local mode: per-batch time <= 0.8x parquet's
 
 
+FORMATS = ("format", "format_python")
+
+
 def contenders(rows: int) -> tuple:
-    return CONTENDERS + (("journal_driver",) if rows <= SMALL_BATCH_ROWS else ())
+    return CONTENDERS + (("journal_driver",) if rows <= SMALL_BATCH_ROWS else FORMATS)
 
 
 def _events(spark, rows: int):
@@ -90,6 +97,9 @@ def run_one(spark, contender: str, rows: int, batches: int, work: str, run_no: i
         writer = writer.foreachBatch(sink)
     elif contender == "parquet":
         writer = writer.format("parquet").option("path", os.path.join(work, name, "parquet"))
+    elif contender in FORMATS:
+        writer = (writer.format("sparkjournal").option("path", os.path.join(work, name, "journal"))
+                  .option("writer", "python" if contender == "format_python" else "auto"))
     else:
         writer = writer.foreachBatch(_noop if contender == "noop" else _arrow_floor)
     query = writer.start()
@@ -169,6 +179,14 @@ def run(args) -> int:
                 results.append(rounds.result(
                     f"sink {label} rows/batch, writer=python, vs parquet sink", "journal_python",
                     "parquet", "rows/s", PARQUET_TARGET))
+                results.append(rounds.result(
+                    f"writeStream.format('sparkjournal') {label} rows/batch vs parquet sink",
+                    "format", "parquet", "rows/s", PARQUET_TARGET,
+                    detail="the JVM connector's own write, no Python worker"))
+                results.append(rounds.result(
+                    f"writeStream.format('sparkjournal') {label} rows/batch, JVM write vs "
+                    f"writer=python", "format", "format_python", "rows/s", 1.0,
+                    detail="writer=python: the Python data source's writer"))
             else:
                 per_second = Rounds({c: [1e3 / ms for ms in v] for c, v in batch_ms.items()})
                 parquet_ms = statistics.median(batch_ms["parquet"])
