@@ -18,7 +18,7 @@ import os
 
 from tests.fuzz.common import allowed, atheris, run, temp_dir
 from tests.fuzz.folder_image import write_folder
-from tests.fuzz.jvm_driver import compare, driver, nullable, refused
+from tests.fuzz.jvm_driver import compare, driver, nullable, python_outcome
 
 with atheris.instrument_imports(include=["sparkjournal"]):
     from sparkjournal.events.committed_lanes import committed_lanes
@@ -28,21 +28,18 @@ logging.disable(logging.CRITICAL)        # the readers' warnings on damaged file
 ALLOWED = allowed(OSError)
 
 
-def python_reading(folder: str) -> dict:
-    try:
-        state = LogState(folder)
-        view = state.view(refresh=True)
-        digest = []
-        for query in view.queries():
-            last = view.last_committed(query)
-            at = state.committed_at_ms(query, last) if last >= 0 else None
-            digest.append(f"last:{query}={last}@{nullable(at)}")
-        for lane in committed_lanes(state).values():
-            digest.append(f"lane:{lane.node}|{lane.lane}|{nullable(lane.host)}|{nullable(lane.root)}"
-                          f"|{lane.batches}|{lane.node_batches}")
-        return {"kind": "ok", "digest": digest}
-    except ALLOWED as error:
-        return refused(error)
+def log_digest(folder: str) -> list[str]:
+    state = LogState(folder)
+    view = state.view(refresh=True)
+    digest = []
+    for query in view.queries():
+        last = view.last_committed(query)
+        at = state.committed_at_ms(query, last) if last >= 0 else None
+        digest.append(f"last:{query}={last}@{nullable(at)}")
+    for lane in committed_lanes(state).values():
+        digest.append(f"lane:{lane.node}|{lane.lane}|{nullable(lane.host)}|{nullable(lane.root)}"
+                      f"|{lane.batches}|{lane.node_batches}")
+    return digest
 
 
 def test_one_input(data: bytes) -> None:
@@ -52,7 +49,7 @@ def test_one_input(data: bytes) -> None:
         folder = os.path.join(base, "log")
         os.makedirs(folder)
         write_folder(data, folder)
-        python = python_reading(folder)
+        python = python_outcome(lambda: log_digest(folder), ALLOWED)
         java = driver().ask("log", folder)
         compare("jvm_log", data, python, java)
 

@@ -106,6 +106,15 @@ def _short(said: dict) -> dict:
     return out
 
 
+def python_outcome(digest, allowed: tuple) -> dict:
+    """Python's side of a case: {"kind": "ok", "digest": digest()}, or its
+    refusal where ``digest`` raised one of the ``allowed`` errors."""
+    try:
+        return {"kind": "ok", "digest": digest()}
+    except allowed as error:
+        return refused(error)
+
+
 def refused(error: BaseException) -> dict:
     return {"kind": "refused", "error": type(error).__name__, "message": str(error)}
 
