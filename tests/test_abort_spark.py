@@ -48,6 +48,7 @@ def transactions(path: str, capsys) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.slow
 def test_abort_releases_a_stream_held_by_a_killed_writer_and_its_replay_lands_once(
         spark, tmp_path, capsys):
     data = str(tmp_path)

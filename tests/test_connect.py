@@ -90,6 +90,7 @@ def test_journal_sink_from_connect_client_writes_each_batch_once_through_the_ser
     assert_every_event_once(server, path, len(batches))
 
 
+@pytest.mark.slow
 def test_small_batches_from_connect_are_written_by_the_foreach_batch_process(server, tmp_path):
     """Local mode: a batch of at most smallBatchRows rows is collected and written by
     the sink in the server's foreachBatch process, one transaction a batch."""
@@ -111,6 +112,7 @@ def test_sink_from_connect_without_txn_app_id_fails_before_writing(server, tmp_p
     assert not os.path.exists(os.path.join(path, "_commits")) or decisions(path) == {}
 
 
+@pytest.mark.slow
 def test_format_stream_from_connect_lands_every_event_once_across_a_restart(server, tmp_path):
     data = str(tmp_path)
     path = os.path.join(data, "journal")

@@ -45,6 +45,7 @@ def test_locality_read_returns_exactly_what_the_format_reader_returns(spark, tmp
     assert {r[2] for r in rows} == {None, "late"}
 
 
+@pytest.mark.slow
 def test_local_cluster_reads_each_lane_on_the_executor_whose_root_holds_it(tmp_path):
     result = subprocess.run([sys.executable, CHILD, "locality", "--data", str(tmp_path)],
                             capture_output=True, text=True, timeout=600)

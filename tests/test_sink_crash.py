@@ -100,7 +100,8 @@ def assert_exactly_once(path, history):
           f"{len(ids)} events, each exactly once")
 
 
-@pytest.mark.parametrize("sink", ["smallBatches"])     # the others: 20 kills each, slow
+@pytest.mark.slow
+@pytest.mark.parametrize("sink", ["smallBatches"])     # the others: 20 kills each
 def test_driver_killed_at_random_moments_loses_and_duplicates_nothing(tmp_path, sink):
     path, history = kill_and_restart(tmp_path, sink, kills=2, seed=sink)
     assert_exactly_once(path, history)
@@ -119,6 +120,7 @@ def test_driver_killed_six_times_with_python_writer_loses_and_duplicates_nothing
     assert_exactly_once(path, history)
 
 
+@pytest.mark.slow
 def test_local_cluster_writes_each_executor_root_exactly_once(tmp_path):
     result = subprocess.run([sys.executable, CHILD, "cluster", "--data", str(tmp_path)],
                             capture_output=True, text=True, timeout=600)
