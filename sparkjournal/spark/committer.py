@@ -87,6 +87,15 @@ class BatchMetrics:
                 + (f"; {self.dropped_rows} rows DROPPED: lanes full ({', '.join(self.dropped_lanes)}; "
                    f"addressFullPolicy DROP)" if self.dropped_rows else ""))
 
+    def count_written(self, txs: list[dict]) -> None:
+        """Rows, bytes, records and lanes (``host:root/lane``) of the decided
+        transactions ``txs`` (commit_log.Decision.txs)."""
+        self.rows = sum(int(t.get("rows", 0)) for t in txs)
+        self.bytes = sum(int(t.get("bytes", 0)) for t in txs)
+        self.records = sum(int(t.get("records", 0)) for t in txs)
+        self.lanes = sorted({f"{t.get('host', t['node'])}:{t.get('root', '')}/{t['lane']}"
+                             for t in txs})
+
     def log_to(self, logger: logging.Logger) -> None:
         """The batch's line: a warning when rows were dropped, else info."""
         (logger.warning if self.dropped_rows else logger.info)(self.line())
@@ -149,13 +158,10 @@ class BatchCommitter:
         metrics.commit_records_ms = (time.perf_counter() - logged) * 1e3
         past = sum(map(len, self.shared.view().entries.values())) + 1   # + this decision
         self.checkpointer.after_decision(past)
-        metrics.rows = sum(m.rows for m in messages)
-        metrics.bytes = sum(m.bytes for m in messages)
-        metrics.records = sum(m.records for m in messages)
+        metrics.count_written(decision.txs)
         metrics.tasks = len(messages) + len(dropped)
         metrics.dropped_rows = sum(m.dropped for m in dropped)
         metrics.dropped_lanes = sorted({m.where for m in dropped})
-        metrics.lanes = sorted({m.where for m in messages})
         metrics.write_ms = max((m.write_ms for m in messages), default=0.0)
         metrics.prepare_ms = max((m.prepare_ms for m in messages), default=0.0)
         return decision

@@ -148,13 +148,9 @@ class JournalSink:
         return self._committer
 
     def __getstate__(self) -> dict:
-        """What a Connect client pickles: the sink's options, none of its
-        run-time state (the committer's locks and cached views)."""
-        state = dict(self.__dict__)
-        state.update(_committer=None, _announced=None, jvm=False, connect=False, small_batch_rows=None,
-                     _small_batch_line="", _landed=0, _last_rows=0,
-                     history=collections.deque(maxlen=HISTORY))
-        return state
+        """What a Connect client pickles: the sink without its committer (its
+        locks and cached views), which the process running the batches makes."""
+        return {**self.__dict__, "_committer": None}
 
     def query_id(self, df) -> str:
         if self.txn_app_id:
@@ -250,12 +246,8 @@ class JournalSink:
                         "it, or the server writes another log: check commitLog); the batch's "
                         "line has no counts", batch, query, self.committer.log_uri)
         else:
-            metrics.rows = decision.rows
+            metrics.count_written(decision.txs)
             metrics.tasks = len(decision.txs)
-            metrics.records = sum(int(t.get("records", 0)) for t in decision.txs)
-            metrics.bytes = sum(int(t.get("bytes", 0)) for t in decision.txs)
-            metrics.lanes = sorted({f"{t.get('host', t['node'])}:{t.get('root', '')}/{t['lane']}"
-                                    for t in decision.txs})
         metrics.through_format = True
         self.committer.checkpointer.after_decision(sum(map(len, shared.view().entries.values())))
 

@@ -84,7 +84,6 @@ final class JournalWrite implements Write {
         String timezone = conf.sessionLocalTimeZone();
         String logUri = options.commitLog() != null ? options.commitLog()
                 : JournalPaths.resolveRoot(options.path()) + "/_commits";
-        SparkArrowSchema.toArrow(info.schema(), timezone);      // refuses a type it cannot convert
         // Stored as the Python data source stores it (spark_to_arrow's default zone, UTC):
         // evolve compares timestamps without their zone, and readers show the session's.
         Schema arrow = SparkArrowSchema.toArrow(info.schema(), "UTC");

@@ -117,6 +117,12 @@ final class SchemaEvolution {
     }
 
     /** A field's type as pyarrow prints it (int64, string, timestamp[us, tz=UTC], list<element: int64>). */
+    /** pyarrow's names of the types without parameters. */
+    private static final Map<ArrowType.ArrowTypeID, String> PLAIN_NAMES = Map.of(
+            ArrowType.ArrowTypeID.Bool, "bool", ArrowType.ArrowTypeID.Utf8, "string",
+            ArrowType.ArrowTypeID.LargeUtf8, "large_string", ArrowType.ArrowTypeID.Binary, "binary",
+            ArrowType.ArrowTypeID.LargeBinary, "large_binary", ArrowType.ArrowTypeID.Null, "null");
+
     static String typeName(Field field) {
         ArrowType type = field.getType();
         List<Field> children = field.getChildren();
@@ -128,18 +134,8 @@ final class SchemaEvolution {
                 case SINGLE -> "float";
                 default -> "double";
             };
-        } else if (type instanceof ArrowType.Bool) {
-            return "bool";
-        } else if (type instanceof ArrowType.Utf8) {
-            return "string";
-        } else if (type instanceof ArrowType.LargeUtf8) {
-            return "large_string";
-        } else if (type instanceof ArrowType.Binary) {
-            return "binary";
-        } else if (type instanceof ArrowType.LargeBinary) {
-            return "large_binary";
-        } else if (type instanceof ArrowType.Null) {
-            return "null";
+        } else if (PLAIN_NAMES.containsKey(type.getTypeID())) {
+            return PLAIN_NAMES.get(type.getTypeID());
         } else if (type instanceof ArrowType.Date d) {
             return d.getUnit() == DateUnit.DAY ? "date32[day]" : "date64[ms]";
         } else if (type instanceof ArrowType.Timestamp t) {
