@@ -16,6 +16,8 @@ from jvm_tools import TEST_SOURCE_DIR, tools_classpath
 RUNNER = "io.sparkjournal.TestRunner"
 # The golden commit log corpus CommitLogGoldenTest reads (its system property).
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden", "commit_log")
+# The golden lane corpus LaneGoldenTest reads (its system property).
+GOLDEN_LANES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden", "lanes")
 TEST_METHOD = re.compile(r"^\s*public\s+static\s+void\s+(test\w*)\s*\(\s*\)", re.MULTILINE)
 
 
@@ -42,7 +44,8 @@ def test_every_java_unit_test_passes():
     spark_jars = jvm_build._pyspark_jars()[1]
     classpath = os.pathsep.join([tools_classpath(), os.path.join(spark_jars, "*")])
     done = subprocess.run([jvm_build.java_path(), "--add-opens=java.base/java.nio=ALL-UNNAMED",
-                           f"-Dsparkjournal.golden={GOLDEN}", "-cp", classpath, RUNNER, *classes],
+                           f"-Dsparkjournal.golden={GOLDEN}", f"-Dsparkjournal.golden.lanes={GOLDEN_LANES}",
+                           "-cp", classpath, RUNNER, *classes],
                           capture_output=True, text=True, timeout=300)
     output = f"exit {done.returncode}\n{done.stdout}{done.stderr}"
     assert done.returncode == 0, output
