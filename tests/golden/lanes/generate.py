@@ -147,7 +147,7 @@ class Writer:
         del self.m.txs[tx_id]
 
 
-def session(lane: str, model: Model, options=None):
+def writer(lane: str, model: Model, options=None):
     options = {**OPTIONS, **(options or {})}
     journal = Journal.open(lane, **options)
     large_from = options_large_from(options)
@@ -328,14 +328,14 @@ def check(lane: str, expected: dict) -> None:
 def plain(lane):
     """ADD, UPDATE, DELETE over two writers; files roll."""
     m = Model()
-    j, w = session(lane, m)
+    j, w = writer(lane, m)
     for i in range(1, 31):
         w.add(i, body(i, (i * 97) % 900), user_type=i % 4)
     w.update(3, body(1003, 10), user_type=9)
     w.delete(4)
     w.update(30, b"", user_type=65535)
     j.close()
-    j, w = session(lane, m)
+    j, w = writer(lane, m)
     for i in range(31, 41):
         w.add(i, body(i, 300 + i))
     w.delete(1)
@@ -350,7 +350,7 @@ def transactions(lane):
     """Committed, rolled back, prepared (then decided by a later writer) and
     prepared-only transactions, and one left open by the last writer."""
     m = Model()
-    j, w = session(lane, m)
+    j, w = writer(lane, m)
     for i in range(1, 11):
         w.add(i, body(i, 200), user_type=1)
     w.tx(1, [("add", 11, body(11, 150), 5), ("update", 2, body(102, 40), 6), ("delete", 3)])
@@ -364,7 +364,7 @@ def transactions(lane):
     w.tx(5, [("add", 15, body(15, 70), 5)])
     w.prepare(5, bytes(range(40)))
     j.close()
-    j, w = session(lane, m)
+    j, w = writer(lane, m)
     w.commit(3)
     w.rollback(4)
     w.tx(6, [("add", 16, body(16, 500), 5), ("delete", 6)])
@@ -378,7 +378,7 @@ def broken_count(lane):
     """A COMMIT whose per-file count is not its tx's record count in the file:
     the transaction is not applied and is reported broken."""
     m = Model()
-    j, w = session(lane, m)
+    j, w = writer(lane, m)
     for i in range(1, 6):
         w.add(i, body(i, 100))
     w.tx(1, [("add", 6, body(6, 50), 5)])
@@ -399,14 +399,14 @@ def reused(lane):
     """Files freed and reused by a later writer: stale records of their earlier
     use lie after the new records and end the data cleanly."""
     m = Model()
-    j, w = session(lane, m)
+    j, w = writer(lane, m)
     for i in range(1, 61):
         w.add(i, body(i, 700))
     for i in range(1, 59):
         w.delete(i)
     j.close()
     for round_ in range(2):
-        j, w = session(lane, m)
+        j, w = writer(lane, m)
         for i in range(100 + 40 * round_, 130 + 40 * round_):
             w.add(i, body(i, 500))
         j.close()
@@ -420,7 +420,7 @@ def free_by_header(lane):
     """A file free by its header holding a valid record of its own id: the
     load takes it as empty without scanning it."""
     m = Model()
-    j, w = session(lane, m, {"minFiles": 4})
+    j, w = writer(lane, m, {"minFiles": 4})
     for i in range(1, 6):
         w.add(i, body(i, 300))
     j.close()
@@ -437,7 +437,7 @@ def free_by_header(lane):
 
 
 def torn_lane(lane, m):
-    j, w = session(lane, m)
+    j, w = writer(lane, m)
     for i in range(1, 31):
         w.add(i, body(i, 600))
     for i in range(31, 35):
@@ -476,7 +476,7 @@ def skipped_headers(lane):
     """A pool file with a bad magic and a file of the wrong size holding no
     record: left aside (skipped by a reader, moved to attic/ by a writer)."""
     m = Model()
-    j, w = session(lane, m, {"minFiles": 4})
+    j, w = writer(lane, m, {"minFiles": 4})
     for i in range(1, 6):
         w.add(i, body(i, 300))
     j.close()
@@ -530,7 +530,7 @@ LARGE_OPTIONS = {"largeRecordSize": 0}
 
 
 def write_large(lane, m):
-    j, w = session(lane, m, LARGE_OPTIONS)
+    j, w = writer(lane, m, LARGE_OPTIONS)
     w.add(1, body(1, 100))
     w.add(2, body(2, 6000), user_type=3)             # bigger than the buffer: written alone
     w.add(3, body(3, 20000), user_type=4)            # bigger than a file: large/
@@ -568,7 +568,7 @@ def large_damaged(lane):
 
 def swap_lane(lane, m):
     from sparkjournal.maintenance.compactor import compact_lane
-    j, w = session(lane, m)
+    j, w = writer(lane, m)
     for i in range(1, 101):
         w.add(i, body(i, 400))
     for i in range(1, 101):
