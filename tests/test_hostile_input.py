@@ -143,10 +143,12 @@ def test_a_files_gen_of_other_bytes_reads_as_damaged_and_the_lane_still_loads(la
 
 
 @pytest.mark.parametrize("raw, detail", [
-    (b"1", "not a format 1 decision"),
-    (b'{"format": 1, "query": "q", "batch": 1, "committed_at_ms": 1, "txs": [7]}', "txs must be"),
-    (b'{"format": 1, "query": "q", "batch": 1e999, "committed_at_ms": 1, "txs": []}', "infinity"),
-    (b"[" * 100_000, "recursion"),
+    (b"1", "the entry is not a json object"),
+    (b'{"format": 1, "query": "q", "batch": 1, "committed_at_ms": 1, "txs": [7]}',
+     "each of txs must be an object"),
+    (b'{"format": 1, "query": "q", "batch": 1e999, "committed_at_ms": 1, "txs": []}',
+     "the number 1e999, too large"),
+    (b"[" * 100_000, "more than 32 deep"),
 ], ids=["not-an-object", "bad-txs", "infinite-batch", "deep-nesting"])
 def test_a_damaged_commit_log_entry_is_a_commit_log_error(tmp_path, raw, detail):
     os.makedirs(tmp_path / "q")

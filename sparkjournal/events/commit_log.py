@@ -55,6 +55,7 @@ import pyarrow.fs as pafs
 from ..config_keys import one_path_segment
 from ..errors import FormatVersionError, SparkJournalError
 from ..faults import crash_point
+from ..format import strict_json as sj
 from ..io.files_io import fsync_dir, write_file_atomically
 from ..io.modes import make_dirs
 
@@ -63,6 +64,8 @@ SCHEMA_FILE = "schema.arrow"
 LOG_ID_FILE = "LOG_ID"
 CACHED_DECISIONS = 4096
 OWN_FOLDERS = ("_checkpoints", "_times", "_forgotten")
+TX_STRINGS = ("host", "root")                    # optional fields of a tx
+TX_COUNTS = ("rows", "bytes", "records")         # optional, absent: 0
 
 
 class CommitLogError(SparkJournalError):
@@ -105,11 +108,11 @@ class Decision:
         return not self.aborted
 
     def tx_refs(self) -> set[TxRef]:
-        return {TxRef(t["node"], t["lane"], int(t["tx"])) for t in self.txs}
+        return {TxRef(t["node"], t["lane"], t["tx"]) for t in self.txs}
 
     @property
     def rows(self) -> int:
-        return sum(int(t.get("rows", 0)) for t in self.txs)
+        return sum(t.get("rows", 0) for t in self.txs)
 
     def to_json(self) -> bytes:
         """The entry's JSON; epoch and aborted only where not their default,
@@ -123,36 +126,51 @@ class Decision:
 
     @classmethod
     def from_json(cls, raw: bytes, where: str) -> "Decision":
+        """The entry in ``raw`` read as COMMIT_LOG.md and JSON.md define it:
+        FormatVersionError for a newer format, CommitLogError for anything a
+        writer of this format does not write."""
         try:
-            data = json.loads(raw)
-            if not isinstance(data, dict):
-                raise ValueError(f"not a format {FORMAT} decision (not a JSON object)")
-            found = data.get("format")
-            if isinstance(found, int) and not isinstance(found, bool) and found > FORMAT:
+            data = sj.top_object(sj.loads(raw, "the entry"), "the entry")
+            found = sj.newer_format(data, FORMAT)
+            if found is not None:
                 raise FormatVersionError(where, found, FORMAT, "commit log entry")
-            if found != FORMAT:
-                raise ValueError(f"format {found!r}, expected {FORMAT}")
-            txs = data["txs"]
-            if not isinstance(txs, list) or not all(_is_tx(t) for t in txs):
-                raise ValueError("txs must be a list of {node, lane, tx, ...} with whole row counts")
-            epoch, aborted = data.get("epoch", 0), data.get("aborted", False)
-            if type(epoch) is not int or epoch < 0 or type(aborted) is not bool:
-                raise ValueError("epoch must be a whole number of 0 or more, aborted a boolean")
+            sj.format_of(data, FORMAT)
+            txs = [_checked_tx(t) for t in sj.array(data, "txs")]
+            aborted = sj.boolean(data, "aborted", False)
             if aborted and txs:
-                raise ValueError("an abort entry names no transactions")
-            return cls(str(data["query"]), int(data["batch"]), int(data["committed_at_ms"]), txs,
-                       epoch, aborted)
-        except (ValueError, KeyError, TypeError, OverflowError, RecursionError) as error:
+                raise sj.JsonRefused("an abort entry names no transactions")
+            return cls(sj.string(data, "query"), sj.integer(data, "batch"),
+                       sj.integer(data, "committed_at_ms"), txs,
+                       sj.integer(data, "epoch", default=0), aborted)
+        except sj.JsonRefused as error:
             raise CommitLogError(f"commit log entry {where} is unreadable ({error}); it "
                                  f"must be a decision written by sparkjournal. Restore it "
                                  f"from a backup; do not delete it (its batch would be "
                                  f"presumed aborted)") from error
 
 
-def _is_tx(entry) -> bool:
-    return (isinstance(entry, dict) and isinstance(entry.get("node"), str) and
-            isinstance(entry.get("lane"), str) and type(entry.get("tx")) is int and
-            type(entry.get("rows", 0)) is int)
+def _checked_tx(entry) -> dict:
+    """One of an entry's txs, every field COMMIT_LOG.md names of its type
+    (read per batch: the usual case is checked inline, the getters name
+    what is wrong)."""
+    if type(entry) is dict:
+        get = entry.get
+        tx, rows, size, records = get("tx"), get("rows", 0), get("bytes", 0), get("records", 0)
+        if type(get("node")) is str and type(get("lane")) is str and \
+                type(get("host", "")) is str and type(get("root", "")) is str and \
+                type(tx) is int and type(rows) is int and type(size) is int and \
+                type(records) is int and 0 <= min(tx, rows, size, records) and \
+                max(tx, rows, size, records) <= sj.U64:
+            return entry
+    if type(entry) is not dict:
+        raise sj.JsonRefused(f"each of txs must be an object {{node, lane, tx, ...}}, "
+                             f"not {sj.show(entry)}")
+    sj.string(entry, "node"), sj.string(entry, "lane"), sj.integer(entry, "tx")
+    for name in TX_STRINGS:
+        sj.string(entry, name, None)
+    for name in TX_COUNTS:
+        sj.integer(entry, name, default=0)
+    return entry
 
 
 def default_log_uri(path: str) -> str:

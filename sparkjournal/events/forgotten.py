@@ -15,6 +15,7 @@ import logging
 
 from ..config_keys import one_path_segment
 from ..errors import FormatVersionError, SparkJournalError
+from ..format import strict_json as sj
 from .commit_log import CommitLog, CommitLogError
 
 log = logging.getLogger("sparkjournal.read")
@@ -48,23 +49,23 @@ def _path(log: CommitLog, node: str) -> str:
 
 
 def parse(raw: bytes, where: str, node: str) -> ForgottenNode:
+    """The record of ``node`` (its file's name): FormatVersionError for a
+    newer format, ForgottenNodeError for anything else no writer writes."""
     try:
-        data = json.loads(raw)
-        if not isinstance(data, dict):
-            raise ValueError("not a JSON object")
-        found = data.get("format")
-        if type(found) is int and found > FORMAT:
+        data = sj.top_object(sj.loads(raw, "the record"), "the record")
+        found = sj.newer_format(data, FORMAT)
+        if found is not None:
             raise FormatVersionError(where, found, FORMAT, "forgotten node record")
-        if found != FORMAT or data.get("node") != node:
-            raise ValueError(f"format {found!r} of node {data.get('node')!r}, expected format "
-                             f"{FORMAT} of node {node!r}")
-        counts = [data[k] for k in ("forgotten_at_ms", "batches", "rows", "bytes")]
-        lanes = data["lanes"]
-        if not all(type(c) is int for c in counts) or not isinstance(lanes, list) or \
-                not all(isinstance(lane, str) for lane in lanes):
-            raise ValueError("counts must be whole numbers and lanes a list of names")
+        sj.format_of(data, FORMAT)
+        if sj.string(data, "node") != node:
+            raise sj.JsonRefused(f"it names node {sj.show(data['node'])}, not {sj.show(node)} "
+                                 f"its file is named for")
+        counts = [sj.integer(data, name) for name in ("forgotten_at_ms", "batches", "rows", "bytes")]
+        lanes = sj.array(data, "lanes")
+        if not all(type(lane) is str for lane in lanes):
+            raise sj.JsonRefused("lanes must be a list of lane names")
         return ForgottenNode(node, *counts, tuple(lanes))
-    except (ValueError, KeyError, TypeError, RecursionError) as error:
+    except sj.JsonRefused as error:
         raise ForgottenNodeError(f"forgotten node record {where} is damaged ({error}): restore it "
                                  f"from a backup, or delete it to restore the node") from error
 

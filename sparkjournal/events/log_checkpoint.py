@@ -17,6 +17,7 @@ import dataclasses
 import json
 
 from ..errors import FormatVersionError
+from ..format import strict_json as sj
 from .commit_log import CommitLogError, Decision
 
 FORMAT = 1
@@ -102,17 +103,17 @@ class Checkpoint:
             lane = self.lanes.get(key)
             if lane is None:
                 lane = self.lanes[key] = LaneState(
-                    tx["node"], str(tx.get("host") or tx["node"].rpartition("@")[2]),
-                    str(tx.get("root") or ""), tx["lane"])
-            rows = int(tx.get("rows", 0))
+                    tx["node"], tx.get("host") or tx["node"].rpartition("@")[2],
+                    tx.get("root") or "", tx["lane"])
+            rows = tx.get("rows", 0)
             if key not in lanes_counted:
                 lane.batches += 1
                 lanes_counted.add(key)
             lane.rows += rows
-            lane.add_tx(int(tx["tx"]))
+            lane.add_tx(tx["tx"])
             node = self.nodes.setdefault(tx["node"], NodeState())
             node.rows += rows
-            node.bytes += int(tx.get("bytes", 0))
+            node.bytes += tx.get("bytes", 0)
             node.last_committed_at_ms = max(node.last_committed_at_ms, decision.committed_at_ms)
             if tx["node"] not in nodes_counted:
                 node.batches += 1
@@ -146,73 +147,56 @@ class Checkpoint:
 
 
 def parse(raw: bytes, where: str, seq: int | None = None) -> Checkpoint:
-    """The checkpoint in ``raw`` (``seq``: the one its file name says)."""
+    """The checkpoint in ``raw`` (``seq``: the one its file name says), every
+    check of COMMIT_LOG.md's "Reader requirement" passed: CheckpointDamage
+    otherwise, FormatVersionError (before anything else) for a newer format."""
     try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError) as error:
+        data = sj.top_object(sj.loads(raw, "it"), "it")
+    except sj.JsonRefused as error:
         raise CheckpointDamage(f"checkpoint {where} is not JSON ({error})") from error
-    if not isinstance(data, dict):
-        raise CheckpointDamage(f"checkpoint {where} is not a JSON object")
-    found = data.get("format")
-    if _whole(found) and found > FORMAT:
+    found = sj.newer_format(data, FORMAT)
+    if found is not None:
         raise FormatVersionError(where, found, FORMAT, "commit log checkpoint")
     try:
-        if found != FORMAT:
-            raise ValueError(f"format {found!r}, expected {FORMAT}")
-        made = Checkpoint(_int(data, "seq"), _int(data, "written_at_ms"))
+        sj.format_of(data, FORMAT)
+        made = Checkpoint(sj.integer(data, "seq"), sj.integer(data, "written_at_ms"))
         if seq is not None and made.seq != seq:
-            raise ValueError(f"seq {made.seq} in a file named for seq {seq}")
-        for entry in _list(data, "queries"):
-            made.queries[_str(entry, "query")] = QueryState(
-                _int(entry, "through"), _int(entry, "decided"), _int(entry, "rows"),
-                _int(entry, "last_committed_at_ms"))
-        for entry in _list(data, "lanes"):
-            ranges = _list(entry, "committed")
-            if not all(isinstance(r, list) and len(r) == 2 and all(map(_whole, r))
-                       and r[0] <= r[1] for r in ranges):
-                raise ValueError("committed must be [first, last] pairs of whole numbers")
+            raise sj.JsonRefused(f"seq {made.seq} in a file named for seq {seq}")
+        for entry in _objects(data, "queries"):
+            made.queries[sj.string(entry, "query")] = QueryState(
+                sj.integer(entry, "through"), sj.integer(entry, "decided"),
+                sj.integer(entry, "rows"), sj.integer(entry, "last_committed_at_ms"))
+        for entry in _objects(data, "lanes"):
+            ranges = sj.array(entry, "committed")
+            if not all(type(r) is list and len(r) == 2 and sj.is_integer(r[0]) and
+                       sj.is_integer(r[1]) and r[0] <= r[1] for r in ranges):
+                raise sj.JsonRefused("committed must be [first, last] pairs of integers, "
+                                     "first <= last")
             if any(a[1] >= b[0] for a, b in zip(ranges, ranges[1:])):
-                raise ValueError("committed ranges must be sorted and disjoint")
-            lane = LaneState(_str(entry, "node"), _str(entry, "host"), _str(entry, "root"),
-                             _str(entry, "lane"), _int(entry, "batches"), _int(entry, "rows"),
+                raise sj.JsonRefused("committed ranges must be sorted and disjoint")
+            lane = LaneState(sj.string(entry, "node"), sj.string(entry, "host"),
+                             sj.string(entry, "root"), sj.string(entry, "lane"),
+                             sj.integer(entry, "batches"), sj.integer(entry, "rows"),
                              [list(r) for r in ranges])
             made.lanes[(lane.node, lane.lane)] = lane
-        for entry in _list(data, "nodes"):
-            made.nodes[_str(entry, "node")] = NodeState(
-                _int(entry, "batches"), _int(entry, "rows"), _int(entry, "bytes", 0),
-                _int(entry, "last_committed_at_ms", 0))
+        for entry in _objects(data, "nodes"):
+            made.nodes[sj.string(entry, "node")] = NodeState(
+                sj.integer(entry, "batches"), sj.integer(entry, "rows"),
+                sj.integer(entry, "bytes", default=0),
+                sj.integer(entry, "last_committed_at_ms", default=0))
         for name, keys in (("queries", list(made.queries)), ("lanes", list(made.lanes)),
                            ("nodes", list(made.nodes))):
-            if len(keys) != len(data[name]) or keys != sorted(keys) or len(set(keys)) != len(keys):
-                raise ValueError(f"{name} must be sorted without repeats")
+            if len(keys) != len(data[name]) or keys != sorted(keys):
+                raise sj.JsonRefused(f"{name} must be sorted without repeats")
         return made
-    except (ValueError, KeyError, TypeError) as error:
+    except sj.JsonRefused as error:
         raise CheckpointDamage(f"checkpoint {where} is damaged ({error})") from error
 
 
-def _whole(value) -> bool:
-    return type(value) is int
-
-
-def _int(entry: dict, key: str, absent: int | None = None) -> int:
-    """A whole-number field; ``absent`` stands in for an optional one."""
-    if absent is not None and key not in entry:
-        return absent
-    value = entry[key]
-    if not _whole(value):
-        raise ValueError(f"{key} must be a whole number, not {value!r}")
-    return value
-
-
-def _str(entry: dict, key: str) -> str:
-    value = entry[key]
-    if not isinstance(value, str):
-        raise ValueError(f"{key} must be a string, not {value!r}")
-    return value
-
-
-def _list(entry: dict, key: str) -> list:
-    value = entry[key]
-    if not isinstance(value, list) or not all(isinstance(v, (dict, list)) for v in value):
-        raise ValueError(f"{key} must be a list")
+def _objects(entry: dict, key: str) -> list:
+    """A list of objects (queries, lanes, nodes)."""
+    value = sj.array(entry, key)
+    for item in value:
+        if type(item) is not dict:
+            raise sj.JsonRefused(f"each of {key} must be an object, not {sj.show(item)}")
     return value

@@ -99,7 +99,9 @@ class PageRef:
     @classmethod
     def from_request(cls, fields: dict) -> "PageRef":
         try:
-            return cls(str(fields["name"]), _int(fields["size"]), _int(fields["crc32c"]),
+            if type(fields) is not dict or type(fields.get("name")) is not str:
+                raise TypeError("the page is not an object with a string \"name\"")
+            return cls(fields["name"], _int(fields["size"]), _int(fields["crc32c"]),
                        _int(fields["rows"]), tuple(_int(i) for i in fields["record_ids"]),
                        tuple(_int(v) for v in fields["batch_range"]),
                        tuple(_int(v) for v in fields["time_range"]))

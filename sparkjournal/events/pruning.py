@@ -23,6 +23,7 @@ import operator
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..format import strict_json as sj
 from .read_columns import RECORD_METADATA
 from .string_bounds import string_bounds
 
@@ -60,8 +61,29 @@ def column_stats(batch: pa.RecordBatch) -> bytes:
 
 
 def read_stats(metadata: dict | None) -> dict:
+    """{column: [min, max]} of a record, read as JSON.md defines JSON. Stats
+    that are refused, and a column's bounds that are not two numbers or two
+    strings, are left out: that record (or column) is never pruned, it is read
+    - bad stats can cost time, never a row."""
     raw = (metadata or {}).get(META_STATS)
-    return json.loads(raw) if raw else {}
+    if not raw:
+        return {}
+    try:
+        stats = sj.loads(raw, "the stats")
+    except sj.JsonRefused:
+        return {}
+    if type(stats) is not dict:
+        return {}
+    return {column: bounds for column, bounds in stats.items() if _bounds(bounds)}
+
+
+def _bounds(bounds) -> bool:
+    if type(bounds) is not list or len(bounds) != 2:
+        return False
+    low, high = bounds
+    if type(low) is str:
+        return type(high) is str
+    return type(low) in (int, float) and type(high) in (int, float)
 
 
 @dataclasses.dataclass(frozen=True)

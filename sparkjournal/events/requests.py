@@ -33,6 +33,7 @@ import time
 import uuid
 
 from ..errors import FormatVersionError, SparkJournalError
+from ..format import strict_json as sj
 from ..io.files_io import fsync_dir, remove_quietly, write_file_atomically
 from ..io.modes import make_dirs
 from ..journal.inside import check_inside
@@ -70,20 +71,35 @@ def pending(lane: str) -> list[tuple[str, dict]]:
         check_inside(lane, os.path.join(REQUESTS, name), "lane request")
         try:
             with open(path, "rb") as handle:
-                request = json.loads(handle.read())
+                raw = handle.read()
         except FileNotFoundError:
             continue                          # carried out since the listing
-        except (ValueError, RecursionError) as error:
-            raise RequestError(f"lane request {path} is not valid JSON ({error}); it was written "
-                               f"atomically, so it is damaged: remove it and run the maintenance "
-                               f"job that wrote it again") from error
-        found_format = request.get("format") if isinstance(request, dict) else None
-        if isinstance(found_format, int) and found_format > FORMAT:
-            raise FormatVersionError(path, found_format, FORMAT, "lane request")
-        if not isinstance(request, dict) or request.get("format") != FORMAT or "kind" not in request:
-            raise RequestError(f"lane request {path} is not a format {FORMAT} request")
-        found.append((path, request))
+        found.append((path, parse(raw, path)))
     return found
+
+
+def parse(raw: bytes, path: str) -> dict:
+    """A request's fields, its envelope checked (JSON.md; ``format`` first,
+    then ``kind`` a string): FormatVersionError for a newer format,
+    RequestError for anything else no writer writes. Each kind's handler
+    checks its own fields."""
+    try:
+        request = sj.loads(raw, "the request")
+    except sj.JsonRefused as error:
+        raise RequestError(f"lane request {path} is not valid JSON ({error}); it was written "
+                           f"atomically, so it is damaged: remove it and run the maintenance "
+                           f"job that wrote it again") from error
+    found_format = sj.newer_format(request, FORMAT) if type(request) is dict else None
+    if found_format is not None:
+        raise FormatVersionError(path, found_format, FORMAT, "lane request")
+    try:
+        sj.format_of(sj.top_object(request, "the request"), FORMAT)
+        sj.string(request, "kind")
+    except sj.JsonRefused as error:
+        raise RequestError(f"lane request {path} is not a format {FORMAT} request ({error}): "
+                           f"remove it and run the maintenance job that wrote it "
+                           f"again") from error
+    return request
 
 
 def carry_out(journal, handlers: dict) -> int:

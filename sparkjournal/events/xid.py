@@ -11,8 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 
+from ..format import strict_json as sj
+
+log = logging.getLogger("sparkjournal.xid")
 MAGIC = "sparkjournal-2pc"
+I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1      # partition and task: -1 outside Spark
+_REPORTED: set = set()                              # XIDs not of their shape, logged once
 
 
 @dataclasses.dataclass(frozen=True)
@@ -31,14 +37,36 @@ class BatchXid:
 
     @classmethod
     def decode(cls, raw: bytes) -> "BatchXid | None":
-        """The XID's fields, or None when the XID was not written by this sink."""
+        """The XID's fields, or None when the XID is not this sink's
+        (COMMIT_LOG.md, "XIDs"): not JSON as JSON.md defines it, not an
+        object, another ``kind``, or ``kind`` this sink's but the fields not
+        of their types and ranges. The last is logged once per XID: no writer
+        of this format writes one, and its transaction is left prepared
+        (invisible) like any other application's, never guessed at."""
         try:
-            data = json.loads(bytes(raw))
-            if not isinstance(data, dict) or data.get("kind") != MAGIC:
-                return None
-            return cls(str(data["log"]), str(data["query"]), int(data["batch"]),
-                       int(data.get("partition", -1)), int(data.get("attempt", 0)),
-                       int(data.get("task", -1)), int(data.get("epoch", 0)),
-                       int(data.get("prepared_at_ms", 0)))
-        except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+            data = sj.loads(raw, "the XID")
+        except sj.JsonRefused:
             return None
+        if type(data) is not dict or data.get("kind") != MAGIC:
+            return None
+        try:
+            return cls(sj.string(data, "log"), sj.string(data, "query"), sj.integer(data, "batch"),
+                       sj.integer(data, "partition", I64_MIN, I64_MAX, -1),
+                       sj.integer(data, "attempt", default=0),
+                       sj.integer(data, "task", I64_MIN, I64_MAX, -1),
+                       sj.integer(data, "epoch", default=0),
+                       sj.integer(data, "prepared_at_ms", default=0))
+        except sj.JsonRefused as error:
+            _not_of_its_shape(bytes(raw), error)
+            return None
+
+
+def _not_of_its_shape(raw: bytes, error: sj.JsonRefused) -> None:
+    if raw in _REPORTED:
+        return
+    if len(_REPORTED) > 1024:
+        _REPORTED.clear()
+    _REPORTED.add(raw)
+    log.warning("a PREPARE's XID names kind %s but is not of its shape (%s): its transaction "
+                "is left prepared, as another application's would be. XID: %s",
+                MAGIC, error, raw[:200])

@@ -22,10 +22,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import shutil
 
 from ..errors import CorruptJournalError, FormatVersionError
 from ..faults import crash_point
+from ..format import strict_json as sj
 from ..format.codec import CODEC
 from ..io.files_io import fsync_dir, write_file_atomically
 from ..io.modes import make_dirs
@@ -34,6 +36,7 @@ from .fileset import GENERATION_FILE
 
 CONTROL_FILE = "compact.ctl"
 CONTROL_FORMAT = 1
+_DATA_FILE_NAME = re.compile(r"data-[A-Za-z0-9.-]*\.sjd")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,32 +45,38 @@ class ControlFile:
     old: tuple          # ((name, file id), ...): the files the compaction replaces
     new: tuple          # ((name, file id), ...): written as <name>.cmp; each name is an old one
 
-    def encode(self) -> bytes:
-        body = {"format": CONTROL_FORMAT, "generation": self.generation,
+    def body(self) -> dict:
+        """The fields the CRC covers (all but ``crc32c``)."""
+        return {"format": CONTROL_FORMAT, "generation": self.generation,
                 "old": [list(pair) for pair in self.old], "new": [list(pair) for pair in self.new]}
-        canonical = json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
-        return json.dumps({**body, "crc32c": CODEC.crc32c(canonical)}, sort_keys=True).encode()
+
+    def encode(self) -> bytes:
+        body = self.body()
+        return json.dumps({**body, "crc32c": CODEC.crc32c(sj.canonical(body))},
+                          sort_keys=True).encode()
 
     @classmethod
     def decode(cls, raw: bytes, path: str) -> "ControlFile":
+        """The control file in ``raw``: FormatVersionError for a newer format
+        (before anything else, its CRC included), CorruptJournalError for any
+        other file no compactor writes. The CRC is checked over the canonical
+        form of the fields read, after their types (JSON.md), never over the
+        file's bytes."""
         try:
-            data = json.loads(raw)
-            _refuse_newer(data, path)
-            crc = data.pop("crc32c")
-            canonical = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
-            if CODEC.crc32c(canonical) != crc:
-                raise ValueError("checksum mismatch")
-            if data["format"] != CONTROL_FORMAT:
-                raise ValueError(f"format {data['format']!r}, expected {CONTROL_FORMAT}")
-            control = cls(int(data["generation"]),
-                          tuple((str(n), int(i)) for n, i in data["old"]),
-                          tuple((str(n), int(i)) for n, i in data["new"]))
+            data = sj.top_object(sj.loads(raw, "the file"), "the file")
+            found = sj.newer_format(data, CONTROL_FORMAT)
+            if found is not None:
+                raise FormatVersionError(path, found, CONTROL_FORMAT, "compaction control file")
+            sj.format_of(data, CONTROL_FORMAT)
+            control = cls(sj.integer(data, "generation"), _files(data, "old"), _files(data, "new"))
+            crc = sj.integer(data, "crc32c", 0, 0xFFFFFFFF)
+            if CODEC.crc32c(sj.canonical(control.body())) != crc:
+                raise sj.JsonRefused("checksum mismatch")
             old_names = {name for name, _id in control.old}
-            if not all(is_data_file_name(n) and os.sep not in n for n in old_names) or \
-                    not {name for name, _id in control.new} <= old_names:
-                raise ValueError("it names files that are not this lane's data files")
+            if not {name for name, _id in control.new} <= old_names:
+                raise sj.JsonRefused("it names new files that are not among the old ones")
             return control
-        except (ValueError, KeyError, TypeError, AttributeError, OverflowError, RecursionError) as error:
+        except sj.JsonRefused as error:
             raise CorruptJournalError(path, 0, f"compaction control file is damaged ({error}). "
                                       f"A compaction had committed its swap here, so neither "
                                       f"the old nor the new files can be trusted to be whole "
@@ -75,12 +84,16 @@ class ControlFile:
                                       f"inspect it with `sparkjournal inspect`") from error
 
 
-def _refuse_newer(data, path: str) -> None:
-    """A control file of a newer format is refused before anything else of it
-    (its checksum may be computed differently) is interpreted."""
-    found = data.get("format") if isinstance(data, dict) else None
-    if isinstance(found, int) and not isinstance(found, bool) and found > CONTROL_FORMAT:
-        raise FormatVersionError(path, found, CONTROL_FORMAT, "compaction control file")
+def _files(data: dict, name: str) -> tuple:
+    """``old`` or ``new``: [data file name, file id] pairs; a name is a data
+    file's (ASCII letters, digits, '-' and '.': never a path)."""
+    pairs = sj.array(data, name)
+    for pair in pairs:
+        if not (type(pair) is list and len(pair) == 2 and type(pair[0]) is str and
+                _DATA_FILE_NAME.fullmatch(pair[0]) and sj.is_integer(pair[1])):
+            raise sj.JsonRefused(f"{name} must list [data file name, file id] pairs, not "
+                                 f"{sj.show(pair)}")
+    return tuple((file_name, file_id) for file_name, file_id in pairs)
 
 
 def read_control(directory: str) -> ControlFile | None:
