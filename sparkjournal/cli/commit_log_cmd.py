@@ -12,6 +12,7 @@ from ..config import load_config
 from ..events.commit_log import CommitLog, default_log_uri
 from ..events.log_state import LogState
 from ..events.log_view import CHECKPOINTS
+from ..format.constants import PATHS
 from ..maintenance.log_checkpointer import maintain
 from ..units import human_bytes
 from .compact import options_of
@@ -24,7 +25,7 @@ def describe(uri: str) -> dict:
     entries = sum(len([i for i in log.list_names(f"{log.base}/{q}")
                        if i.base_name.endswith(".json")]) for q in log.queries())
     sizes = {folder: sum(i.size or 0 for i in _walk(log, f"{log.base}/{folder}"))
-             for folder in ("_checkpoints", "_times")}
+             for folder in (PATHS.CHECKPOINTS, PATHS.TIMES)}
     entry_bytes = sum(i.size or 0 for q in log.queries()
                       for i in log.list_names(f"{log.base}/{q}"))
     checkpoint = view.checkpoint
@@ -35,8 +36,8 @@ def describe(uri: str) -> dict:
     return {"uri": uri, "checkpoint": view.checkpoint_name,
             "checkpoint_written_at_ms": checkpoint.written_at_ms if checkpoint.seq >= 0 else None,
             "entries_on_disk": entries, "entries_past_checkpoint": sum(map(len, view.entries.values())),
-            "bytes": {"entries": entry_bytes, "checkpoints": sizes["_checkpoints"],
-                      "commit_times": sizes["_times"]},
+            "bytes": {"entries": entry_bytes, "checkpoints": sizes[PATHS.CHECKPOINTS],
+                      "commit_times": sizes[PATHS.TIMES]},
             "lanes": len(checkpoint.lanes), "nodes": len(checkpoint.nodes), "writers": writers}
 
 

@@ -16,10 +16,11 @@ import struct
 import threading
 
 from ..format.codec import CODEC
+from ..format.constants import MAGICS, magic
 from .commit_log import CommitLog, CommitLogError, safe_name
 
 SEGMENT = 16384
-MAGIC = b"SJCT"
+MAGIC = magic(MAGICS.COMMIT_TIMES)
 FORMAT = 1
 HEAD = struct.Struct("<4sIQI")
 NOT_DECIDED = -1

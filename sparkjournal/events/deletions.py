@@ -33,10 +33,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import FormatVersionError, SparkJournalError
+from ..format.constants import HIDDEN_COLUMNS, MAGICS, METADATA_COLUMNS, USER_TYPES, magic
 
-DELETION_VECTOR = 2                    # the user type of deletion vector records
-ROW_COLUMN = "__sj_row"                # original positions, where rows were dropped
-MAGIC = b"SJDV"
+DELETION_VECTOR = USER_TYPES.DELETION_VECTOR   # the user type of deletion vector records
+ROW_COLUMN = HIDDEN_COLUMNS.ROW_COLUMN          # original positions, where rows were dropped
+MAGIC = magic(MAGICS.DELETION_VECTOR)
 VERSION = 1
 FLAG_ALL = 0x01
 HEAD = struct.Struct("<4sBBHQI")
@@ -126,7 +127,8 @@ class Deletions:
         kept = without_rows(batch, deleted)
         return kept if kept.num_rows else None
 
-    def filter_rows(self, table: pa.Table, ids: str = "_record_id", rows: str = "_row"):
+    def filter_rows(self, table: pa.Table, ids: str = METADATA_COLUMNS.RECORD_ID,
+                    rows: str = METADATA_COLUMNS.ROW):
         """``table`` (rows of many records: a page, page_scan.py) without the
         deleted ones, known by the columns ``ids`` and ``rows``; untouched when
         none of its records has deletions."""

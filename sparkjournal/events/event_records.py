@@ -18,12 +18,13 @@ import struct
 import pyarrow as pa
 
 from ..format import layout
+from ..format.constants import SCHEMA_METADATA, USER_TYPES
 from .deletions import without_rows
 from .pruning import META_STATS, column_stats
 
-EVENTS = 1
-META_QUERY = b"sparkjournal.query"
-META_BATCH = b"sparkjournal.batch"
+EVENTS = USER_TYPES.EVENTS
+META_QUERY = SCHEMA_METADATA.META_QUERY.encode()
+META_BATCH = SCHEMA_METADATA.META_BATCH.encode()
 IPC_OVERHEAD = 4096          # schema message, framing and padding per record, generously
 RECORD_BYTES = 4 << 20       # the largest piece, where data files are large enough
 _CONTINUATION = 0xFFFFFFFF

@@ -9,11 +9,12 @@ after its records are durable, so a reader then sees it in one of the two
 """
 from __future__ import annotations
 
+from ..format.constants import REQUEST_KINDS
 from .deletions import DELETION_VECTOR, Deletions, encode_vector
 from .page_records import paged_record_ids
 from .requests import RequestError, pending
 
-DELETE = "delete"
+DELETE = REQUEST_KINDS.DELETE
 
 
 def prepared_record_ids(snapshot) -> set:

@@ -34,6 +34,7 @@ import socket
 import pyarrow as pa
 
 from ..errors import SparkJournalError
+from ..format.constants import METADATA_COLUMNS
 from ..journal.journal import Journal
 from . import event_records
 from .lane_deletes import lane_deletions, pending_deletions
@@ -82,7 +83,7 @@ def scan(part: LaneSlice, events_schema: pa.Schema, journal_options: dict,
         _report(part.lane, snapshot.report, skipped)
         deletions = lane_deletions(snapshot, deleted_by_requests)
         schema = full_schema(events_schema)
-        constants = {"_host": part.host, "_lane": lane}
+        constants = {METADATA_COLUMNS.HOST: part.host, METADATA_COLUMNS.LANE: lane}
         for ref in live_pages(snapshot):
             if ref.name not in part.pages_elsewhere and wanted(ref, part.first_id, end,
                                                                  part.predicate, constants):

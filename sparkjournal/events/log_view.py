@@ -20,13 +20,14 @@ import dataclasses
 import logging
 import threading
 
+from ..format.constants import PATHS
 from .commit_log import CommitLog, CommitLogError, Decision, TxRef
 from .forgotten import read_forgotten
 from .log_checkpoint import Checkpoint, CheckpointDamage, parse
 
 log = logging.getLogger("sparkjournal.commitlog")
 
-CHECKPOINTS = "_checkpoints"
+CHECKPOINTS = PATHS.CHECKPOINTS
 ONE_SHOT_PREFIX = "batch-write-"
 ROUNDS = 16      # DataSource batch writes: one batch, 0, per query
 

@@ -26,10 +26,11 @@ import socket
 import uuid
 
 from ..errors import SparkJournalError
+from ..format.constants import PATHS
 from ..io.files_io import fsync_dir
 from ..io.modes import create_file, make_dirs
 
-NODE_ID_FILE = "NODE_ID"
+NODE_ID_FILE = PATHS.NODE_ID_FILE
 PLACEHOLDERS = ("{host}", "{executor}")
 _WORKER_DIR = re.compile(r"/app-[0-9]+-[0-9]+/([0-9]+)/?$")
 

@@ -40,11 +40,12 @@ import os
 import re
 import struct
 
+from ..format.constants import MAGICS, PATHS, USER_TYPES, magic
 from .node import read_node_id
 
-PAGE = 3                               # the user type of PAGE records
-PAGES = "pages"                        # the lane's folder of page files
-MAGIC = b"SJPG"
+PAGE = USER_TYPES.PAGE                 # the user type of PAGE records
+PAGES = PATHS.PAGES                    # the lane's folder of page files
+MAGIC = magic(MAGICS.PAGE)
 HEAD = struct.Struct("<4sBBHQIIQQQqqqq")
 NAME = re.compile(r"page-[0-9a-z-]+\.parquet")
 

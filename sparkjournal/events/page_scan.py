@@ -31,6 +31,7 @@ import pyarrow.parquet as pq
 
 from ..errors import SparkJournalError
 from ..format.codec import CODEC
+from ..format.constants import METADATA_COLUMNS as COLUMNS
 from .page_records import PageRef
 from .pruning import Predicate
 
@@ -43,11 +44,11 @@ class PageFileError(SparkJournalError):
 
 def page_ranges(ref: PageRef) -> dict:
     """{metadata column: (lowest, highest)} of a page, for pruning."""
-    ranges = {"_record_id": (ref.first_id, ref.last_id)}
+    ranges = {COLUMNS.RECORD_ID: (ref.first_id, ref.last_id)}
     if ref.batch_range[0] >= 0:
-        ranges["_batch_id"] = ref.batch_range
+        ranges[COLUMNS.BATCH_ID] = ref.batch_range
     if ref.time_range[0] >= 0:
-        ranges["_commit_time"] = ref.time_range
+        ranges[COLUMNS.COMMIT_TIME] = ref.time_range
     return ranges
 
 
@@ -76,7 +77,8 @@ def read_page(lane: str, ref: PageRef, schema: pa.Schema, deletions, *, first_id
                             f"it from a backup")
     filters = None
     if first_id > ref.first_id or end_id <= ref.last_id:
-        filters = [("_record_id", ">=", first_id), ("_record_id", "<=", min(end_id - 1, ref.last_id))]
+        filters = [(COLUMNS.RECORD_ID, ">=", first_id),
+                   (COLUMNS.RECORD_ID, "<=", min(end_id - 1, ref.last_id))]
     table = pq.read_table(path, filters=filters, page_checksum_verification=True)
     table = deletions.filter_rows(table) if deletions else table
     if not table.num_rows:
@@ -136,7 +138,7 @@ def rows_left(lane: str, ref: PageRef, deletions) -> int:
         if size != ref.size:
             raise PageFileError(f"lane {lane}: page file {path} holds {size} bytes, its PAGE "
                                 f"record says {ref.size}")
-        table = pq.read_table(path, columns=["_record_id", "_row"],
+        table = pq.read_table(path, columns=[COLUMNS.RECORD_ID, COLUMNS.ROW],
                               page_checksum_verification=True)
     except FileNotFoundError:
         raise PageFileError(f"lane {lane}: page file {path}, named by a live PAGE record, "
@@ -147,7 +149,7 @@ def rows_left(lane: str, ref: PageRef, deletions) -> int:
 def record_sizes(lane: str, ref: PageRef, first_id: int, end_id: int) -> list[tuple[int, int, int]]:
     """(record id, rows, estimated bytes) of the page's records in [first_id,
     end_id), from its ``_record_id`` column alone (streaming read limits)."""
-    ids = pq.read_table(ref.path(lane), columns=["_record_id"]).column("_record_id")
+    ids = pq.read_table(ref.path(lane), columns=[COLUMNS.RECORD_ID]).column(COLUMNS.RECORD_ID)
     counts = pa.compute.value_counts(ids).to_pylist() if len(ids) else []
     per_row = ref.size / max(ref.rows, 1)
     return sorted((c["values"], c["counts"], int(c["counts"] * per_row)) for c in counts

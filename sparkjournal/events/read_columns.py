@@ -18,11 +18,13 @@ from __future__ import annotations
 import pyarrow as pa
 
 from ..errors import SparkJournalError
+from ..format.constants import METADATA_COLUMNS
 from .deletions import original_positions
 
-METADATA = pa.schema([("_batch_id", pa.int64()), ("_commit_time", pa.timestamp("us", tz="UTC")),
-                      ("_host", pa.string()), ("_lane", pa.string()), ("_record_id", pa.int64()),
-                      ("_row", pa.int32())])
+# The Arrow types the declaration names (by their str()); a metadata column of another is refused.
+_ARROW_TYPES = {str(t): t for t in (pa.int32(), pa.int64(), pa.string(), pa.timestamp("us", tz="UTC"))}
+METADATA = pa.schema([(column, _ARROW_TYPES[METADATA_COLUMNS.extra["types"][key]])
+                      for key, column in METADATA_COLUMNS.items()])
 RECORD_METADATA = tuple(METADATA.names[:-1])  # a constant for every row of a stored record
 _COLUMN, _METADATA, _ROW, _NULLS = "column", "metadata", "row", "nulls"     # ReadColumns plan steps
 
@@ -123,7 +125,7 @@ class ReadColumns:
         if self._planned is None or not stored.equals(self._planned[0]):
             names, plan = stored.names, []
             for field in self.schema:
-                if field.name == "_row":
+                if field.name == METADATA_COLUMNS.ROW:
                     plan.append((_ROW, None, None))
                 elif field.name in RECORD_METADATA:
                     plan.append((_METADATA, field.name, field.type))

@@ -29,10 +29,11 @@ from ..events.event_records import EVENTS
 from ..events.page_records import PAGE, PageRef, live_pages
 from ..events.page_scan import file_crc
 from ..faults import crash_point
+from ..format.constants import REQUEST_KINDS
 from ..io.files_io import fsync_dir, remove_quietly
 
 log = logging.getLogger("sparkjournal.paging")
-PAGE_REQUEST = "page"
+PAGE_REQUEST = REQUEST_KINDS.PAGE
 
 
 def carry_out_page(journal, request: dict) -> None:

@@ -52,10 +52,11 @@ from ..events.page_records import live_page_records
 from ..events.page_scan import PageFileError, rows_left
 from ..events.requests import RequestError, pending, submit
 from ..faults import crash_point
+from ..format.constants import REQUEST_KINDS
 from ..journal.journal import Journal
 
 log = logging.getLogger("sparkjournal.paging")
-DROP_REQUEST = "drop-page"
+DROP_REQUEST = REQUEST_KINDS.DROP_PAGE
 
 
 def deleted_pages(lane: str, pages, deletions) -> list:

@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 
 from ..faults import crash_point
 from ..format.codec import CODEC
+from ..format.constants import METADATA_COLUMNS
 from ..io.files_io import fsync_dir, write_file_atomically
 from ..io.io_rate import UNCAPPED, IoRate
 from ..events.page_records import PAGES, PageRef
@@ -51,7 +52,8 @@ def write_page(lane: str, table: pa.Table, record_ids: list[int], rate: IoRate =
                           written=lambda: crash_point("page:file-written"))
     crash_point("page:file-synced")
     return PageRef(name, data.size, CODEC.crc32c(memoryview(data)), table.num_rows,
-                   tuple(record_ids), _range(table, "_batch_id"), _range(table, "_commit_time"))
+                   tuple(record_ids), _range(table, METADATA_COLUMNS.BATCH_ID),
+                   _range(table, METADATA_COLUMNS.COMMIT_TIME))
 
 
 def _range(table: pa.Table, column: str) -> tuple[int, int]:

@@ -32,10 +32,12 @@ import pyarrow.parquet as pq
 
 from ..config import JournalConfig
 from ..events import event_records
+from ..events.lane_deletes import DELETE
 from ..events.lane_deletes import lane_deletions, pending_deletions
 from ..events.page_records import live_pages
 from ..events.requests import submit
 from ..events.resolve import shared_log
+from ..format.constants import METADATA_COLUMNS as COLUMNS
 from ..events.visible_events import lane_event_records
 from ..journal.journal import Journal
 
@@ -87,11 +89,11 @@ def paged_records(lane: str, snapshot, deletions) -> list[tuple[int, int, float]
     ``_commit_time`` columns alone."""
     found = []
     for ref in live_pages(snapshot):
-        table = pq.read_table(ref.path(lane), columns=["_record_id", "_commit_time"])
+        table = pq.read_table(ref.path(lane), columns=[COLUMNS.RECORD_ID, COLUMNS.COMMIT_TIME])
         per_row = ref.size / max(ref.rows, 1)
-        times = table.column("_commit_time").cast(pa.int64()).to_pylist()
+        times = table.column(COLUMNS.COMMIT_TIME).cast(pa.int64()).to_pylist()
         rows: dict[int, list] = {}
-        for record_id, committed in zip(table.column("_record_id").to_pylist(), times):
+        for record_id, committed in zip(table.column(COLUMNS.RECORD_ID).to_pylist(), times):
             rows.setdefault(record_id, [0, committed])[0] += 1
         for record_id, (count, committed) in rows.items():
             if committed is not None and not deletions.whole(record_id):
@@ -106,7 +108,7 @@ def apply_retention(lane: str, node: str | None, log_uri: str, config: JournalCo
     expired = expired_records(lane, node, log_uri, config, now)
     if expired:
         report.records, report.bytes = len(expired), sum(expired.values())
-        report.request = submit(lane, "delete", {
+        report.request = submit(lane, DELETE, {
             "records": {str(rid): None for rid in sorted(expired)},
             "why": f"retention {config.retention[0]} {config.retention[1]:g}"})
     return report

@@ -34,7 +34,9 @@ import pyarrow as pa
 
 from ..config import load_config
 from ..errors import SparkJournalError
+from ..events.lane_deletes import DELETE
 from ..events.requests import submit
+from ..format.constants import METADATA_COLUMNS as COLUMNS
 from ..maintenance.lane_requests import apply_now, carry_out_all
 from .connect import require_classic
 from .lane_cache import held_here
@@ -77,7 +79,7 @@ def delete(spark, path: str, predicate: str, **options) -> DeleteReport:
     frame, plan = located_read(spark, path, native_pages=False, **options)
     try:
         hit = F.coalesce(F.expr(predicate).cast("boolean"), F.lit(False))
-        flagged = frame.select("_record_id", "_row", hit.alias("_hit"))
+        flagged = frame.select(COLUMNS.RECORD_ID, COLUMNS.ROW, hit.alias("_hit"))
     except Exception as error:                        # parse and analysis errors
         raise SparkJournalError(f"sparkjournal.delete: {predicate!r} is not a Spark SQL condition "
                                 f"over the columns of {path} ({', '.join(frame.columns)}): "
@@ -107,8 +109,8 @@ def _lane_task(lane_paths: list[str], predicate: str, journal_options: dict):
         hits: dict[int, list] = {}
         totals: dict[int, int] = {}
         for batch in batches:
-            ids = batch.column("_record_id").to_pylist()
-            rows = batch.column("_row").to_pylist()
+            ids = batch.column(COLUMNS.RECORD_ID).to_pylist()
+            rows = batch.column(COLUMNS.ROW).to_pylist()
             for record_id, row, matched in zip(ids, rows, batch.column("_hit").to_pylist()):
                 totals[record_id] = totals.get(record_id, 0) + 1
                 if matched:
@@ -117,7 +119,7 @@ def _lane_task(lane_paths: list[str], predicate: str, journal_options: dict):
             return
         records = {str(record_id): (None if len(found) == totals[record_id] else sorted(found))
                    for record_id, found in hits.items()}
-        path = submit(lane, "delete", {"records": records, "why": predicate})
+        path = submit(lane, DELETE, {"records": records, "why": predicate})
         carried_out = _carry_out_here(lane) or apply_now(lane, load_config(journal_options))
         whole = sum(1 for rows in records.values() if rows is None)
         yield pa.RecordBatch.from_pylist([{

@@ -3,8 +3,11 @@
 Contract:
 
 * ``jvm_jar()`` returns the path of a jar holding every class compiled from
-  ``jvm/src/main/java/**.java``, the files under ``jvm/src/main/resources``
-  and what the JVM reader takes from the Python definitions (``jar_resources``:
+  ``jvm/src/main/java/**.java`` and from the sources generated from the
+  shared constants' declaration (``jvm_constants.generated_sources``:
+  io.sparkjournal.format.Constants, written into the build's temporary
+  folder, never into the source tree), the files under
+  ``jvm/src/main/resources`` and what the JVM reader takes from the Python definitions (``jar_resources``:
   the option names, the metadata columns, BUILD_RESOURCE: the Spark and
   sparkjournal versions it was built for), or raises ``JvmUnavailableError``
   saying why there is none; ``jvm_unavailable()`` returns that reason, or None
@@ -19,8 +22,8 @@ Contract:
 * The jar lives in a cache folder, never in the repository:
   ``<cache>/<key>/sparkjournal-jvm.jar`` where ``<cache>`` is
   ``$SPARKJOURNAL_JVM_CACHE`` or ``~/.cache/sparkjournal/jvm`` and ``<key>`` is
-  the sha256 of the sources and resources (their paths and bytes) and
-  pyspark's version: a
+  the sha256 of the sources, the generated sources and the resources (their
+  paths and bytes) and pyspark's version: a
   changed source or another Spark builds a new jar, an unchanged one is
   reused (without needing javac).
 * A build compiles into a temporary folder beside the jar and renames the
@@ -40,6 +43,7 @@ import tempfile
 import zipfile
 
 from ..errors import SparkJournalError
+from .jvm_constants import generated_sources
 
 CACHE_ENV = "SPARKJOURNAL_JVM_CACHE"
 JAR_NAME = "sparkjournal-jvm.jar"
@@ -80,7 +84,8 @@ def jvm_jar() -> str:
     sources = java_sources()
     spark_version, spark_jars = _pyspark_jars()
     resources = jar_resources(spark_version)
-    key = source_key(sources, spark_version, resources)
+    generated = generated_sources()
+    key = source_key(sources, spark_version, resources, generated=generated)
     folder = os.path.join(cache_root(), key)
     jar = os.path.join(folder, JAR_NAME)
     if os.path.isfile(jar):                    # built before: javac is not needed any more
@@ -90,7 +95,7 @@ def jvm_jar() -> str:
     javac = javac_path()
     try:
         build_once(folder, jar, lambda: _build(javac, sources, resources, spark_jars, folder,
-                                               jar, key))
+                                               jar, key, generated))
     except OSError as error:
         raise JvmUnavailableError(
             f"cannot write the JVM build cache {folder}: {error}; set {CACHE_ENV} to a "
@@ -174,7 +179,8 @@ def build_jar(target_folder: str, version: str) -> str:
     os.makedirs(target_folder, exist_ok=True)
     jar = os.path.join(target_folder, jar_file_name(spark_version, version))
     compile_jar(javac_path(), sources, os.path.join(spark_jars, "*"),
-                jar_resources(spark_version, version), target_folder, jar)
+                jar_resources(spark_version, version), target_folder, jar,
+                generated=generated_sources())
     return jar
 
 
@@ -246,16 +252,20 @@ def option_kind(option) -> dict:
 
 
 def source_key(sources: list[str], spark_version: str, resources: dict[str, bytes],
-               base: str = SOURCE_DIR) -> str:
+               base: str = SOURCE_DIR, generated: dict[str, str] | None = None) -> str:
     """sha256 of each source's path (below ``base``, jvm/src/main/java) and
-    bytes, the resources, and the Spark version: what the jar's content
-    depends on."""
+    bytes, each generated source's path and text, the resources, and the
+    Spark version: what the jar's content depends on."""
     digest = hashlib.sha256()
     for path in sources:
         with open(path, "rb") as handle:
             data = handle.read()
         name = os.path.relpath(path, base).replace(os.sep, "/").encode()
         digest.update(b"%d:%s%d:" % (len(name), name, len(data)))
+        digest.update(data)
+    for name, text in sorted((generated or {}).items()):
+        data = text.encode()
+        digest.update(b"generated %d:%s%d:" % (len(name), name.encode(), len(data)))
         digest.update(data)
     for name, data in sorted(resources.items()):
         digest.update(b"resource %d:%s%d:" % (len(name), name.encode(), len(data)))
@@ -289,21 +299,23 @@ def _pyspark_jars() -> tuple[str, str]:
 
 
 def _build(javac: str, sources: list[str], resources: dict[str, bytes], spark_jars: str,
-           folder: str, jar: str, key: str) -> None:
+           folder: str, jar: str, key: str, generated: dict[str, str]) -> None:
     """The connector's jar from ``sources`` against pyspark's jars (compile_jar);
     a failure is remembered for ``key``, so this process does not run javac on
     the same sources again."""
     try:
-        compile_jar(javac, sources, os.path.join(spark_jars, "*"), resources, folder, jar)
+        compile_jar(javac, sources, os.path.join(spark_jars, "*"), resources, folder, jar,
+                    generated=generated)
     except JvmUnavailableError as error:
         _failed[key] = str(error)
         raise
 
 
 def compile_jar(javac: str, sources: list[str], classpath: str, resources: dict[str, bytes],
-                folder: str, jar: str) -> None:
-    """Compiles ``sources`` against ``classpath`` into a temporary folder inside
-    ``folder`` and renames the jar (the classes and ``resources``) into place at
+                folder: str, jar: str, generated: dict[str, str] | None = None) -> None:
+    """Compiles ``sources`` and ``generated`` ({path below a source root:
+    text}, written under the temporary folder's generated/) against
+    ``classpath`` into a temporary folder inside ``folder`` and renames the jar (the classes and ``resources``) into place at
     ``jar``; JvmUnavailableError with javac's output where it fails. Runs under
     the folder's lock, so any other build folder there is debris of a builder
     that was killed."""
@@ -314,9 +326,16 @@ def compile_jar(javac: str, sources: list[str], classpath: str, resources: dict[
     try:
         classes = os.path.join(work, "classes")
         os.mkdir(classes)
+        written = []
+        for name, text in sorted((generated or {}).items()):
+            path = os.path.join(work, "generated", *name.split("/"))
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            written.append(path)
         argfile = os.path.join(work, "sources.txt")
         with open(argfile, "w", encoding="utf-8") as handle:
-            handle.write("".join(f'"{_argfile_quote(path)}"\n' for path in sources))
+            handle.write("".join(f'"{_argfile_quote(path)}"\n' for path in [*sources, *written]))
         command = [javac, "--release", JAVA_RELEASE, "-encoding", "UTF-8", "-d", classes,
                    "-cp", classpath, f"@{argfile}"]
         try:

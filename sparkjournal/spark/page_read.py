@@ -36,6 +36,7 @@ from ..events.page_records import PAGES, live_pages
 from ..events.page_scan import wanted
 from ..events.pruning import Predicate
 from ..events.read_columns import RECORD_METADATA
+from ..format.constants import METADATA_COLUMNS as COLUMNS
 from ..journal.journal import Journal
 
 
@@ -57,7 +58,7 @@ def plan_pages(lanes, predicate: Predicate, journal_options: dict) -> dict[str, 
             continue                              # never paged: no load here
         deleted_by_requests = pending_deletions(part.lane)
         with Journal.read(part.lane, **journal_options) as snapshot:
-            constants = {"_host": part.slice.host, "_lane": os.path.basename(part.lane)}
+            constants = {COLUMNS.HOST: part.slice.host, COLUMNS.LANE: os.path.basename(part.lane)}
             pages = [ref for ref in live_pages(snapshot)
                      if wanted(ref, 0, 1 << 63, predicate, constants)]
             if not pages:
@@ -93,10 +94,10 @@ def paged_frame(spark, planned: dict[str, LanePages], schema: pa.Schema, predica
             frame = frame.where(condition)
         if pages.whole:
             whole = spark.createDataFrame([(i,) for i in pages.whole], "_record_id long")
-            frame = frame.join(F.broadcast(whole), ["_record_id"], "left_anti")
+            frame = frame.join(F.broadcast(whole), [COLUMNS.RECORD_ID], "left_anti")
         if pages.rows:
             deleted = spark.createDataFrame(pages.rows, "_record_id long, _row int")
-            frame = frame.join(F.broadcast(deleted), ["_record_id", "_row"], "left_anti")
+            frame = frame.join(F.broadcast(deleted), [COLUMNS.RECORD_ID, COLUMNS.ROW], "left_anti")
         frames.append(frame.select(*schema.names))
     if not frames:
         return None

@@ -15,6 +15,7 @@ import datetime
 from ..config import READ
 from ..errors import ConfigError, SparkJournalError
 from ..events.pruning import Comparison, Predicate
+from ..format.constants import METADATA_COLUMNS
 from .sink import split_options
 
 
@@ -35,9 +36,9 @@ class ReadOptions:
         """The starting point as a pruning predicate (exact per record)."""
         found = []
         if self.starting_batch_id is not None:
-            found.append(Comparison("_batch_id", ">=", self.starting_batch_id))
+            found.append(Comparison(METADATA_COLUMNS.BATCH_ID, ">=", self.starting_batch_id))
         if self.starting_time is not None:
-            found.append(Comparison("_commit_time", ">=", self.starting_time))
+            found.append(Comparison(METADATA_COLUMNS.COMMIT_TIME, ">=", self.starting_time))
         return Predicate(tuple(found))
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ...format.constants import METADATA_COLUMNS as COLUMNS
 from ...spark.query_stop import stop_between_batches
 from .session import exit_status, soak_session
 
@@ -29,7 +30,7 @@ def main(argv=None) -> int:
     args = parse_args(argv if argv is not None else sys.argv[1:])
     spark = soak_session("local[2]", "sparkjournal-soak-follower")
     stream = (spark.readStream.format("sparkjournal").option("maxRowsPerTrigger", 20_000)
-              .load(args.root).select("id", "_batch_id", "_lane", "_record_id", "_row"))
+              .load(args.root).select("id", COLUMNS.BATCH_ID, COLUMNS.LANE, COLUMNS.RECORD_ID, COLUMNS.ROW))
     trigger = {"availableNow": True} if args.available_now else {"processingTime": "2 seconds"}
     query = (stream.writeStream.format("parquet").option("path", args.out)
              .option("checkpointLocation", args.checkpoint).trigger(**trigger).start())

@@ -1,6 +1,7 @@
 package io.sparkjournal.events;
 
 import io.sparkjournal.journal.PythonRepr;
+import io.sparkjournal.format.Constants;
 import io.sparkjournal.format.FormatVersionException;
 import java.io.IOException;
 import java.math.BigInteger;
@@ -49,10 +50,11 @@ import org.apache.arrow.vector.types.pojo.Schema;
  */
 public final class CommitLog {
 
-    public static final String SCHEMA_FILE = "schema.arrow";
-    public static final String LOG_ID_FILE = "LOG_ID";
+    public static final String SCHEMA_FILE = Constants.Paths.SCHEMA_FILE;
+    public static final String LOG_ID_FILE = Constants.Paths.LOG_ID_FILE;
     /** The log's own folders: never a query's. */
-    public static final List<String> OWN_FOLDERS = List.of("_checkpoints", "_times", ForgottenNode.FOLDER);
+    public static final List<String> OWN_FOLDERS = List.of(Constants.Paths.CHECKPOINTS, Constants.Paths.TIMES,
+            Constants.Paths.FORGOTTEN);
 
     private final String uri;
     private final String base;

@@ -1,9 +1,11 @@
 package io.sparkjournal.events;
 
+import io.sparkjournal.format.Constants;
 import io.sparkjournal.format.FormatVersionException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Paths;
@@ -39,11 +41,13 @@ import java.util.zip.CRC32C;
  */
 public final class CommitTimes {
 
-    public static final String FOLDER = "_times";
+    public static final String FOLDER = Constants.Paths.TIMES;
     public static final int SLOTS = 16384;
     public static final int FORMAT = 1;
     static final int CACHED = 16;
-    private static final int MAGIC = 0x54434a53;       // "SJCT" read little-endian
+    /** A segment's first four bytes, the declared tag, read as a little-endian u32. */
+    private static final int MAGIC = ByteBuffer.wrap(Constants.Magics.COMMIT_TIMES
+            .getBytes(StandardCharsets.US_ASCII)).order(ByteOrder.LITTLE_ENDIAN).getInt();
     private static final int HEAD = 20;
 
     private final String base;
@@ -105,7 +109,7 @@ public final class CommitTimes {
     static long[] parse(byte[] raw, String path, long segment) throws CommitLogException, FormatVersionException {
         ByteBuffer bytes = ByteBuffer.wrap(raw).order(ByteOrder.LITTLE_ENDIAN);
         if (raw.length < 8 || bytes.getInt(0) != MAGIC) {
-            throw damaged(path, "it does not start with SJCT");
+            throw damaged(path, "it does not start with " + Constants.Magics.COMMIT_TIMES);
         }
         long format = Integer.toUnsignedLong(bytes.getInt(4));
         if (format > FORMAT) {

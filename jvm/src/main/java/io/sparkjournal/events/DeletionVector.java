@@ -1,8 +1,10 @@
 package io.sparkjournal.events;
 
+import io.sparkjournal.format.Constants;
 import io.sparkjournal.format.FormatVersionException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 
 /**
  * A deletion vector record's body (events/deletions.py; user type
@@ -33,7 +35,7 @@ import java.nio.ByteOrder;
  */
 public final class DeletionVector {
 
-    public static final byte[] MAGIC = {'S', 'J', 'D', 'V'};
+    public static final byte[] MAGIC = Constants.Magics.DELETION_VECTOR.getBytes(StandardCharsets.US_ASCII);
     public static final int VERSION = 1;
     public static final int FLAG_ALL = 0x01;
     public static final int HEAD_SIZE = 20;

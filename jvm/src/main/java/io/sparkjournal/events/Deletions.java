@@ -1,5 +1,6 @@
 package io.sparkjournal.events;
 
+import io.sparkjournal.format.Constants;
 import io.sparkjournal.format.FormatVersionException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -28,7 +29,7 @@ import org.apache.arrow.vector.BaseIntVector;
 public final class Deletions {
 
     /** The hidden column of original positions (uint32), where rows were dropped. */
-    public static final String ROW_COLUMN = "__sj_row";
+    public static final String ROW_COLUMN = Constants.HiddenColumns.ROW_COLUMN;
 
     private static final long[] NONE = new long[0];
 

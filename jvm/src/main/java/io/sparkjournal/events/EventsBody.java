@@ -1,5 +1,6 @@
 package io.sparkjournal.events;
 
+import io.sparkjournal.format.Constants;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.io.IOException;
@@ -40,9 +41,9 @@ import org.apache.arrow.vector.types.pojo.Schema;
  */
 public final class EventsBody {
 
-    public static final String META_QUERY = "sparkjournal.query";
-    public static final String META_BATCH = "sparkjournal.batch";
-    public static final String META_STATS = "sparkjournal.stats";
+    public static final String META_QUERY = Constants.SchemaMetadata.META_QUERY;
+    public static final String META_BATCH = Constants.SchemaMetadata.META_BATCH;
+    public static final String META_STATS = Constants.SchemaMetadata.META_STATS;
 
     private final IpcMessage schemaMessage;
     private final IpcMessage batch;

@@ -1,5 +1,6 @@
 package io.sparkjournal.events;
 
+import io.sparkjournal.format.Constants;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -15,7 +16,7 @@ import java.nio.file.Path;
  */
 public final class NodeIds {
 
-    public static final String FILE = "NODE_ID";
+    public static final String FILE = Constants.Paths.NODE_ID_FILE;
 
     private NodeIds() {
     }

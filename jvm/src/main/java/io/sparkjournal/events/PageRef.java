@@ -1,5 +1,6 @@
 package io.sparkjournal.events;
 
+import io.sparkjournal.format.Constants;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.CharacterCodingException;
@@ -43,8 +44,8 @@ import java.util.regex.Pattern;
  */
 public final class PageRef {
 
-    public static final byte[] MAGIC = {'S', 'J', 'P', 'G'};
-    public static final String PAGES = "pages";
+    public static final byte[] MAGIC = Constants.Magics.PAGE.getBytes(StandardCharsets.US_ASCII);
+    public static final String PAGES = Constants.Paths.PAGES;
     public static final int HEAD_SIZE = 80;
     private static final Pattern NAME = Pattern.compile("page-[0-9a-z-]+\\.parquet");
 

@@ -1,10 +1,13 @@
 package io.sparkjournal.events;
 
+import io.sparkjournal.format.Constants;
+
 /**
  * The user record types of a node root's lanes (FORMAT.md, "Above the
- * journal: a stream's events"), defined once for the JVM. Python defines each
- * beside its format: EVENTS in events/event_records.py, DELETION_VECTOR in
- * events/deletions.py, PAGE in events/page_records.py. A record of any other
+ * journal: a stream's events"), from their one declaration
+ * (sparkjournal/format/constants.json, the generated {@link Constants}), which
+ * Python's events/event_records.py, deletions.py and page_records.py take
+ * them from too. A record of any other
  * user type is not the events layer's: readers leave it alone.
  */
 public final class UserTypes {
@@ -13,13 +16,13 @@ public final class UserTypes {
     }
 
     /** One Arrow IPC stream (schema + one batch) of events: {@link EventsBody}. */
-    public static final int EVENTS = 1;
+    public static final int EVENTS = Constants.UserTypes.EVENTS;
 
     /** Deleted rows of one stored record, by original position: {@link DeletionVector}. */
-    public static final int DELETION_VECTOR = 2;
+    public static final int DELETION_VECTOR = Constants.UserTypes.DELETION_VECTOR;
 
     /** A page file that replaced stored records: {@link PageRef}. */
-    public static final int PAGE = 3;
+    public static final int PAGE = Constants.UserTypes.PAGE;
 
     /** The type's name ("EVENTS"), or "user type N" for one the events layer does not know. */
     public static String name(int userType) {

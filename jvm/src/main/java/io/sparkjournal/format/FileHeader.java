@@ -77,7 +77,7 @@ public final class FileHeader {
         for (int i = 0; i < Layout.FILE_MAGIC.length; i++) {
             if (b.get(Layout.HDR_MAGIC + i) != Layout.FILE_MAGIC[i]) {
                 throw new CorruptFileException(path, "magic " + hex(b, 0, 8) + " is not "
-                        + hex(ByteBuffer.wrap(Layout.FILE_MAGIC), 0, 8) + " (SJRNLDAT)");
+                        + hex(ByteBuffer.wrap(Layout.FILE_MAGIC), 0, 8) + " (" + Constants.Format.FILE_MAGIC + ")");
             }
         }
         long version = u32(b, Layout.HDR_VERSION);

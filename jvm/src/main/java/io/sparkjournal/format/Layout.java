@@ -1,11 +1,15 @@
 package io.sparkjournal.format;
 
+import java.nio.charset.StandardCharsets;
+
 /**
  * The numbers of sparkjournal/format/FORMAT.md, the one description of the
- * on-disk bytes, for the JVM. sparkjournal/format/layout.py (Python) and
- * native/sj_format.h (C) state the same numbers;
- * tests/test_jvm_format_agreement.py proves that this side reads the bytes
- * exactly as they do.
+ * on-disk bytes, for the JVM. The shared ones (version, magic, sizes, record
+ * types, flags) come from their one declaration, sparkjournal/format/constants.json,
+ * through the generated {@link Constants}, as layout.py (Python) takes them;
+ * native/sj_format.h states them for C (tests/test_constants.py). The field
+ * offsets are this side's. tests/test_jvm_format_agreement.py proves that this
+ * side reads the bytes exactly as the others do.
  *
  * <p>Every integer on disk is little-endian. Every checksum is CRC-32C
  * (Castagnoli; {@link java.util.zip.CRC32C} computes the same value: the check
@@ -20,22 +24,22 @@ public final class Layout {
     // ---- data file header ---------------------------------------------------
 
     /** The newest header version this code reads; versions 1 and 2 are read. */
-    public static final int FORMAT_VERSION = 2;
+    public static final int FORMAT_VERSION = Constants.Format.FORMAT_VERSION;
 
     /** The first eight bytes of every data file: "SJRNLDAT" in ASCII. */
-    public static final byte[] FILE_MAGIC = {'S', 'J', 'R', 'N', 'L', 'D', 'A', 'T'};
+    public static final byte[] FILE_MAGIC = Constants.Format.FILE_MAGIC.getBytes(StandardCharsets.US_ASCII);
 
     /** The header block; the first record starts right after it. */
-    public static final int FILE_HEADER_SIZE = 4096;
+    public static final int FILE_HEADER_SIZE = Constants.Format.FILE_HEADER_SIZE;
 
     /** A data file's size is a multiple of this. */
-    public static final int FILE_SIZE_MULTIPLE = 4096;
+    public static final int FILE_SIZE_MULTIPLE = Constants.Format.FILE_SIZE_MULTIPLE;
 
     /** Version 2: the CRC-32C of header bytes 0..87 is stored at 88. */
-    public static final int FILE_HEADER_CRC_AT = 88;
+    public static final int FILE_HEADER_CRC_AT = Constants.Format.FILE_HEADER_CRC_AT;
 
     /** Version 1 (no id watermark): the CRC-32C of bytes 0..71 is stored at 72. */
-    public static final int FILE_HEADER_V1_CRC_AT = 72;
+    public static final int FILE_HEADER_V1_CRC_AT = Constants.Format.FILE_HEADER_V1_CRC_AT;
 
     /** Header field offsets (both versions up to 72; the watermark is v2 only). */
     public static final int HDR_MAGIC = 0;
@@ -55,10 +59,10 @@ public final class Layout {
     // ---- record -------------------------------------------------------------
 
     /** Every record starts with a header of this many bytes; its body follows. */
-    public static final int RECORD_HEADER_SIZE = 40;
+    public static final int RECORD_HEADER_SIZE = Constants.Format.RECORD_HEADER_SIZE;
 
     /** Records start at offsets that are multiples of this (from the buffer's start). */
-    public static final int RECORD_ALIGN = 8;
+    public static final int RECORD_ALIGN = Constants.Format.RECORD_ALIGN;
 
     /** Record header field offsets. */
     public static final int REC_CRC = 0;             // u32: CRC-32C of bytes 4 .. 40 + body length
@@ -73,26 +77,26 @@ public final class Layout {
     public static final int REC_COMPACT_COUNT = 36;  // u32, reserved, 0
 
     /** Record types. */
-    public static final int ADD = 1;
-    public static final int UPDATE = 2;
-    public static final int DELETE = 3;
-    public static final int ADD_TX = 4;
-    public static final int UPDATE_TX = 5;
-    public static final int DELETE_TX = 6;
-    public static final int PREPARE = 7;
-    public static final int COMMIT = 8;
-    public static final int ROLLBACK = 9;
+    public static final int ADD = Constants.RecordTypes.ADD;
+    public static final int UPDATE = Constants.RecordTypes.UPDATE;
+    public static final int DELETE = Constants.RecordTypes.DELETE;
+    public static final int ADD_TX = Constants.RecordTypes.ADD_TX;
+    public static final int UPDATE_TX = Constants.RecordTypes.UPDATE_TX;
+    public static final int DELETE_TX = Constants.RecordTypes.DELETE_TX;
+    public static final int PREPARE = Constants.RecordTypes.PREPARE;
+    public static final int COMMIT = Constants.RecordTypes.COMMIT;
+    public static final int ROLLBACK = Constants.RecordTypes.ROLLBACK;
     /** The highest valid type; a type above it (or 0) is not a record. */
     public static final int TYPE_MAX = ROLLBACK;
 
     /** Flag bit 0: the body is a 24-byte large reference, not the payload. */
-    public static final int FLAG_LARGE = 0x01;
+    public static final int FLAG_LARGE = Constants.RecordFlags.FLAG_LARGE;
     /** Every flag bit this version knows; a record with any other bit set is not valid. */
     public static final int KNOWN_FLAGS = FLAG_LARGE;
 
     // ---- large record reference (the body of a FLAG_LARGE record) ------------
 
-    public static final int LARGE_REF_SIZE = 24;
+    public static final int LARGE_REF_SIZE = Constants.Format.LARGE_REF_SIZE;
     public static final int LARGE_ID = 0;          // u64, names large/<16 hex digits>.body
     public static final int LARGE_BODY_SIZE = 8;   // u64, the real body's size
     public static final int LARGE_BODY_CRC = 16;   // u32, CRC-32C of the real body

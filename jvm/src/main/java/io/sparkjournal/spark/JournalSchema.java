@@ -1,5 +1,6 @@
 package io.sparkjournal.spark;
 
+import io.sparkjournal.format.Constants;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -30,7 +31,7 @@ final class JournalSchema implements Serializable {
 
     private static final long serialVersionUID = 1L;
     static final String METADATA_RESOURCE = "/io/sparkjournal/spark/metadata.arrow";
-    static final String SCHEMA_FILE = "schema.arrow";
+    static final String SCHEMA_FILE = Constants.Paths.SCHEMA_FILE;
     private static final Schema METADATA = readMetadata();
 
     private final String logBase;

@@ -1,5 +1,6 @@
 package io.sparkjournal.spark;
 
+import io.sparkjournal.format.Constants;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -76,8 +77,8 @@ final class PageBatches implements AutoCloseable {
 
     /** Rows per batch: Spark's default spark.sql.parquet.columnarReaderBatchSize. */
     static final int ROWS_PER_BATCH = 4096;
-    static final String RECORD_ID = "_record_id";
-    static final String ROW = "_row";
+    static final String RECORD_ID = Constants.MetadataColumns.RECORD_ID;
+    static final String ROW = Constants.MetadataColumns.ROW;
 
     private final VectorizedParquetRecordReader reader;
     private final Path file;
@@ -140,7 +141,8 @@ final class PageBatches implements AutoCloseable {
         int[] sources = new int[output.fields().length];
         for (int i = 0; i < sources.length; i++) {
             StructField field = output.fields()[i];
-            boolean constant = field.name().equals("_host") || field.name().equals("_lane");
+            boolean constant = field.name().equals(Constants.MetadataColumns.HOST)
+                    || field.name().equals(Constants.MetadataColumns.LANE);
             sources[i] = constant ? -1 : read.size();
             if (!constant) {
                 read.add(new StructField(field.name(), field.dataType(), true, Metadata.empty()));
@@ -251,7 +253,8 @@ final class PageBatches implements AutoCloseable {
         for (int i = 0; i < sources.length; i++) {
             StructField field = output.fields()[i];
             if (sources[i] < 0) {
-                columns[i] = constant(size, field.dataType(), field.name().equals("_host") ? host : lane);
+                columns[i] = constant(size, field.dataType(),
+                        field.name().equals(Constants.MetadataColumns.HOST) ? host : lane);
             } else {
                 ColumnVector column = read.column(sources[i]);
                 columns[i] = kept == null ? column : new SelectedRows(column, kept);

@@ -1,5 +1,6 @@
 package io.sparkjournal.spark;
 
+import io.sparkjournal.format.Constants;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -109,17 +110,17 @@ final class RecordColumns {
         String name = field.name();
         DataType type = field.dataType();
         switch (name) {
-            case "_batch_id":
+            case Constants.MetadataColumns.BATCH_ID:
                 return constantLong(rows, type, facts.batchId());
-            case "_commit_time":
+            case Constants.MetadataColumns.COMMIT_TIME:
                 return constantLong(rows, type, facts.commitMicros());
-            case "_record_id":
+            case Constants.MetadataColumns.RECORD_ID:
                 return constantLong(rows, type, facts.recordId());
-            case "_host":
+            case Constants.MetadataColumns.HOST:
                 return constantString(rows, type, facts.host());
-            case "_lane":
+            case Constants.MetadataColumns.LANE:
                 return constantString(rows, type, facts.lane());
-            case "_row": {
+            case Constants.MetadataColumns.ROW: {
                 OnHeapColumnVector rowPositions = new OnHeapColumnVector(rows, type);
                 for (int i = 0; i < rows; i++) {
                     rowPositions.putInt(i, positions != null ? positions[i]

@@ -1,5 +1,7 @@
 package io.sparkjournal.spark;
 
+import io.sparkjournal.format.Constants;
+
 /**
  * The metadata columns' values for one stored record: its batch id and
  * commit time (null while unknown: an untagged body, no decision), the host
@@ -10,11 +12,11 @@ record RecordFacts(Long batchId, Long commitMicros, String host, String lane, lo
     /** The value of one of the record's metadata columns (null: unknown, or not one of them). */
     Object value(String column) {
         return switch (column) {
-            case "_batch_id" -> batchId;
-            case "_commit_time" -> commitMicros;
-            case "_host" -> host;
-            case "_lane" -> lane;
-            case "_record_id" -> recordId;
+            case Constants.MetadataColumns.BATCH_ID -> batchId;
+            case Constants.MetadataColumns.COMMIT_TIME -> commitMicros;
+            case Constants.MetadataColumns.HOST -> host;
+            case Constants.MetadataColumns.LANE -> lane;
+            case Constants.MetadataColumns.RECORD_ID -> recordId;
             default -> null;
         };
     }

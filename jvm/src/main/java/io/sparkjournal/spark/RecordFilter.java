@@ -1,6 +1,7 @@
 package io.sparkjournal.spark;
 
 import io.sparkjournal.journal.PythonRepr;
+import io.sparkjournal.format.Constants;
 import java.io.Serializable;
 import java.sql.Date;
 import java.sql.Timestamp;
@@ -89,10 +90,12 @@ final class RecordFilter implements Serializable {
     static List<RecordFilter> startingPoint(ReadOptions options) {
         List<RecordFilter> found = new ArrayList<>();
         if (options.startingBatchId() != null) {
-            found.add(new RecordFilter("_batch_id", ">=", List.of(options.startingBatchId()), false));
+            found.add(new RecordFilter(Constants.MetadataColumns.BATCH_ID, ">=",
+                    List.of(options.startingBatchId()), false));
         }
         if (options.startingTimeMicros() != null) {
-            found.add(new RecordFilter("_commit_time", ">=", List.of(options.startingTimeMicros()), true));
+            found.add(new RecordFilter(Constants.MetadataColumns.COMMIT_TIME, ">=",
+                    List.of(options.startingTimeMicros()), true));
         }
         return found;
     }
