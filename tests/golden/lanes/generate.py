@@ -43,6 +43,17 @@ expected.json (numbers unsigned, names relative to the lane):
   ``n_clean``, ``clean_end``, ``first_foreign``, ``foreign_reason`` and
   ``records`` ([type, flags, user_type, record_id, tx_id, offset, body_len,
   count] each);
+* ``error.file`` is null where the spec names no file for the failure (a
+  control file naming a file that is absent);
+* ``recovery`` (recovered): the reading in recovery mode: the fields above
+  and ``recoveries`` (``file``, ``offset``, ``lost_record_ids``,
+  ``lost_tx_ids``), ``attic`` (where a writer moves the files);
+* ``events`` (the events cases, pages_case.py): ``outcome``; when "ok",
+  ``deleted`` ({record id: sorted positions, or null for every row}: the
+  union of live deletion vectors and pending delete requests) and the
+  visible rows (``columns``, ``rows``, ``rows_sha256``, ``first_rows``,
+  ordered by _record_id, _row); else ``error``: ``kind``, ``what`` ("PAGE
+  record" or "page file") and the ``record_id`` or ``file``;
 * ``pages`` (the events case): each live PAGE record's ``record_id``,
   ``name``, ``size``, ``crc32c``, ``rows``, ``record_ids`` and the page's
   rows (``columns``, ``rows_sha256`` of their canonical JSON, ``first_rows``).
@@ -268,10 +279,10 @@ def failing(lane: str, kind: str, file: str, offset, at: str = "load", **extra) 
             **extra, "scans": scans(lane)}
 
 
-def python_reading(lane: str) -> dict:
+def python_reading(lane: str, **options) -> dict:
     """What Journal.read gives, in expected.json's form (the self-check)."""
     try:
-        with Journal.read(lane) as snap:
+        with Journal.read(lane, **options) as snap:
             records, errors = [], []
             for record in snap.records():
                 entry = {"id": record.record_id, "user_type": record.user_type,
@@ -298,6 +309,10 @@ def python_reading(lane: str) -> dict:
                        "prepared_tx_ids": list(report.prepared_tx_ids),
                        "skipped": sorted(os.path.basename(w.split(": ")[0]) for w in report.warnings)},
                    "max_record_id": snap.max_record_id, "max_tx_id": snap._state.max_tx_id}
+            if report.recoveries:
+                out["recoveries"] = [{"file": os.path.relpath(r.file, lane), "offset": r.offset,
+                                      "lost_record_ids": r.lost_record_ids,
+                                      "lost_tx_ids": r.lost_tx_ids} for r in report.recoveries]
             control = read_control(lane)
             out["pending_swap"] = None if control is None else {
                 "generation": control.generation, "old": [list(p) for p in control.old],
@@ -313,9 +328,16 @@ def check(lane: str, expected: dict) -> None:
     found, errors = python_reading(lane)
     if expected["outcome"] != "ok" and expected["error"]["at"] == "load":
         assert found["outcome"] == expected["outcome"], found
-        assert found["error"]["file"] == expected["error"]["file"], found
+        if expected["error"]["file"] is not None:
+            assert found["error"]["file"] == expected["error"]["file"], found
         if expected["error"]["offset"] is not None:
             assert found["error"]["offset"] == expected["error"]["offset"], found
+        if "recovery" in expected:
+            found, _errors = python_reading(lane, recover=True)
+            for key in ("records", "prepared", "open_transactions", "report", "max_record_id",
+                        "max_tx_id", "pending_swap", "recoveries"):
+                assert found[key] == expected["recovery"][key], \
+                    f"{lane} recovery {key}:\n{found[key]}\n{expected['recovery'][key]}"
         return
     for key in ("records", "prepared", "open_transactions", "report", "max_record_id",
                 "max_tx_id", "pending_swap"):
@@ -526,6 +548,101 @@ def version_1(lane):
     return m, {}
 
 
+
+def damage_past_window(lane):
+    """The newest file's first record damaged, valid records of the file
+    following it further than the header's sync window: damage before the
+    tail, not a torn tail."""
+    m = Model()
+    torn_lane(lane, m)
+    path, s = with_data(lane)[-1]
+    first, last = s["records"][0], s["records"][-1]
+    assert last[5] + layout.record_size(last[6]) - first[5] > header_of(path).sync_window
+    flip(path, first[5] + layout.RECORD_HEADER_SIZE + 10)
+    return None, {"fail": ("damaged", os.path.basename(path), first[5])}
+
+
+def torn_nothing(lane):
+    """The newest file's last record torn (valid in all but its CRC) and no
+    record after it: a torn tail of no complete record, reported with nothing
+    dropped."""
+    m = Model()
+    torn_lane(lane, m)
+    path, s = with_data(lane)[-1]
+    last = s["records"][-1]
+    flip(path, last[5] + layout.RECORD_HEADER_SIZE + 3)
+    del m.live[last[3]]
+    m.max_record_id = max(m.live)
+    torn = {"file": os.path.basename(path), "offset": last[5], "records_dropped": 0,
+            "bytes_dropped": 0}
+    return m, {"torn_tail": torn}
+
+
+def short_of_previous_end(lane):
+    """A sealed file's last record zeroed: its data ends cleanly, but before
+    where its successor's header says it ended: damage at that end."""
+    m = Model()
+    torn_lane(lane, m)
+    (path, s), (successor, _s) = with_data(lane)[:2]
+    last = s["records"][-1]
+    end = last[5] + layout.record_size(last[6])
+    assert header_of(successor).prev_end == end
+    patch(path, last[5], bytes(end - last[5]))
+    return None, {"fail": ("damaged", os.path.basename(path), last[5])}
+
+
+def compacted_lane(lane, m):
+    """A small lane compacted and swapped: its older files are written whole, with a sealed end."""
+    from sparkjournal.maintenance.compactor import compact_lane
+    j, w = writer(lane, m)
+    for i in range(1, 61):
+        w.add(i, body(i, 400))
+    for i in range(1, 61):
+        if i % 3:
+            w.delete(i)
+    for i in range(61, 65):
+        w.add(i, body(i, 300))
+    j.close()
+    report = compact_lane(lane, force=True, **OPTIONS)
+    assert report.compacted and not report.swap_deferred, report
+    sealed = [(os.path.join(lane, s["file"]), s) for s in scans(lane)
+              if header_of(os.path.join(lane, s["file"])).sealed_end and s["n_clean"]]
+    assert sealed
+    return sealed
+
+
+def compacted_damaged(lane):
+    """A compacted file (sealed end) whose last record is zeroed: its data
+    ends cleanly but not at its sealed end, which is damage wherever the file
+    stands."""
+    path, s = compacted_lane(lane, Model())[0]
+    last = s["records"][-1]
+    end = last[5] + layout.record_size(last[6])
+    assert header_of(path).sealed_end == end
+    patch(path, last[5], bytes(end - last[5]))
+    return None, {"fail": ("damaged", os.path.basename(path), last[5])}
+
+
+def stale_own_id(lane):
+    """Stale bytes past the end of data that hold the file's id at a record
+    header's place by chance, in a sealed file (a type no record has) and in
+    the newest file (a body length past the file's end): not a record of the
+    file valid in all but its CRC, so stale, a clean end of data; no damage,
+    no torn tail."""
+    m = Model()
+    torn_lane(lane, m)
+    (sealed, s1), (newest, s2) = with_data(lane)[:2]
+    for path, s, rtype, body_len in ((sealed, s1, 42, 16), (newest, s2, layout.ADD, 1 << 30)):
+        last = s["records"][-1]
+        end = last[5] + layout.record_size(last[6])
+        fid = layout.file_id32(header_of(path).file_id)
+        stale = (0x5EA1B0D1).to_bytes(4, "little") + bytes([rtype, 0]) + (0).to_bytes(2, "little") \
+            + fid.to_bytes(4, "little") + body_len.to_bytes(4, "little") + bytes(range(1, 25))
+        assert read_at(path, end, len(stale)) == bytes(len(stale))
+        patch(path, end, stale)
+    return m, {}
+
+
 LARGE_OPTIONS = {"largeRecordSize": 0}
 
 
@@ -624,6 +741,145 @@ def control_newer(lane):
     return None, {"fail": ("newer-format", CONTROL_FILE, None)}
 
 
+
+def small_swap_lane(lane):
+    """A small lane whose compaction is committed (control file written) but
+    not swapped; returns the control file's fields, as a dict without crc32c."""
+    from sparkjournal.maintenance.compactor import compact_lane
+    m = Model()
+    j, w = writer(lane, m, {"minFiles": 1})
+    for i in range(1, 61):
+        w.add(i, body(i, 400))
+    for i in range(1, 61):
+        if i % 3:
+            w.delete(i)
+    j.close()
+    with Journal.read(lane):                         # a reader holds the swap off
+        report = compact_lane(lane, force=True, swap_wait=0.01, **OPTIONS)
+    assert report.compacted and report.swap_deferred, report
+    data = json.loads(open(os.path.join(lane, CONTROL_FILE), "rb").read())
+    data.pop("crc32c")
+    return data
+
+
+def control_crc(data: dict) -> int:
+    """The CRC-32C of the canonical form of ``data`` (JSON.md)."""
+    return codec_python.crc32c(json.dumps(data, sort_keys=True, separators=(",", ":")).encode())
+
+
+def write_control_text(lane: str, text: str) -> None:
+    with open(os.path.join(lane, CONTROL_FILE), "wb") as handle:
+        handle.write(text.encode())
+
+
+def control_fields(data: dict, crc: int, **replaced) -> str:
+    """The control file's JSON text, ``replaced`` values written as given (raw JSON text)."""
+    fields = {**{k: json.dumps(v) for k, v in data.items()}, "crc32c": str(crc), **replaced}
+    return "{" + ", ".join(f'"{k}": {v}' for k, v in sorted(fields.items())) + "}"
+
+
+def control_not_json(lane):
+    """A control file cut in half (not JSON): damaged, the load fails naming it."""
+    data = small_swap_lane(lane)
+    text = control_fields(data, control_crc(data))
+    write_control_text(lane, text[:len(text) // 2])
+    return None, {"fail": ("damaged", CONTROL_FILE, None)}
+
+
+def control_no_crc(lane):
+    """A control file without crc32c, its other fields right: damaged."""
+    data = small_swap_lane(lane)
+    write_control_text(lane, json.dumps(data, sort_keys=True))
+    return None, {"fail": ("damaged", CONTROL_FILE, None)}
+
+
+def control_list(lane):
+    """A control file holding a JSON list (of the right object): not an
+    object, so damaged."""
+    data = small_swap_lane(lane)
+    write_control_text(lane, "[" + control_fields(data, control_crc(data)) + "]")
+    return None, {"fail": ("damaged", CONTROL_FILE, None)}
+
+
+def control_nan(lane):
+    """A control file holding NaN (not JSON, JSON.md rule 2) in a field no
+    CRC check reaches first (an extra name): damaged."""
+    data = small_swap_lane(lane)
+    write_control_text(lane, control_fields(data, control_crc(data), note="NaN"))
+    return None, {"fail": ("damaged", CONTROL_FILE, None)}
+
+
+def control_duplicate_name(lane):
+    """A control file naming "generation" twice with the same value, its CRC
+    right for that value: names once (JSON.md rule 3), so damaged."""
+    data = small_swap_lane(lane)
+    text = control_fields(data, control_crc(data))
+    twice = f'"generation": {data["generation"]}'
+    write_control_text(lane, text.replace(twice, twice + ", " + twice, 1))
+    return None, {"fail": ("damaged", CONTROL_FILE, None)}
+
+
+def control_absent_file(lane):
+    """A control file whose fields and CRC are right, naming a new file of
+    which neither <name>.cmp nor <name> exists: the load fails, damaged (the
+    spec names no file for it: "file" is null)."""
+    data = small_swap_lane(lane)
+    name = sorted(n for n, _id in data["new"])[-1]
+    for gone in (name + ".cmp", name):
+        if os.path.exists(os.path.join(lane, gone)):
+            os.unlink(os.path.join(lane, gone))
+    return None, {"fail": ("damaged", None, None)}
+
+
+def control_generation_string(lane):
+    """A control file whose generation is a string of digits, its CRC right
+    for the integer: typed fields (JSON.md rule 6), so damaged."""
+    data = small_swap_lane(lane)
+    write_control_text(lane, control_fields(data, control_crc(data),
+                                            generation=json.dumps(str(data["generation"]))))
+    return None, {"fail": ("damaged", CONTROL_FILE, None)}
+
+
+def control_generation_float(lane):
+    """A control file whose generation is written with a fraction (N.0), its
+    CRC right for the integer N: typed fields (JSON.md rule 6), so damaged."""
+    data = small_swap_lane(lane)
+    write_control_text(lane, control_fields(data, control_crc(data),
+                                            generation=f'{data["generation"]}.0'))
+    return None, {"fail": ("damaged", CONTROL_FILE, None)}
+
+
+def recovered(lane):
+    """A sealed file damaged mid-file (a flipped body byte) that also holds a
+    committed transaction: a load fails; in recovery mode the file is left out
+    (a writer moves it to attic/, a reader leaves it in place) and the records
+    and transactions lost with it are reported; the other files read as
+    written."""
+    m = Model()
+    j, w = writer(lane, m)
+    w.tx(1, [("add", 100, body(100, 200), 5), ("add", 101, body(101, 200), 5)])
+    w.commit(1)
+    for i in range(1, 31):
+        w.add(i, body(i, 600))
+    j.close()
+    path, s = with_data(lane)[0]
+    victim = s["records"][len(s["records"]) // 2]
+    flip(path, victim[5] + layout.RECORD_HEADER_SIZE + 10)
+    in_file = {r[3] for r in s["records"] if r[3]}
+    for record_id in in_file:
+        m.live.pop(record_id, None)
+    # The damaged record's own id cannot be named (its CRC fails): the
+    # records reported lost are the file's valid ones.
+    lost = sorted(in_file - {victim[3]})
+    name = os.path.basename(path)
+    recovery = reading(m, lane)
+    recovery.pop("outcome"), recovery.pop("scans")
+    recovery["recoveries"] = [{"file": name, "offset": victim[5], "lost_record_ids": lost,
+                               "lost_tx_ids": sorted({r[4] for r in s["records"] if r[4]})}]
+    recovery["attic"] = ["attic/" + name]
+    return None, {"fail": ("damaged", name, victim[5]), "recovery": recovery}
+
+
 CASES = {
     "plain": plain, "transactions": transactions, "broken-count": broken_count,
     "reused": reused, "free-by-header": free_by_header, "torn-tail": torn_tail,
@@ -631,6 +887,13 @@ CASES = {
     "wrong-size": wrong_size, "newer-format": newer_format, "version-1": version_1,
     "large": large, "large-damaged": large_damaged, "swap-pending": swap_pending,
     "control-damaged": control_damaged, "control-newer": control_newer,
+    "damage-past-window": damage_past_window, "torn-nothing": torn_nothing,
+    "short-of-previous-end": short_of_previous_end, "compacted-damaged": compacted_damaged,
+    "stale-own-id": stale_own_id, "control-not-json": control_not_json,
+    "control-no-crc": control_no_crc, "control-list": control_list, "control-nan": control_nan,
+    "control-duplicate-name": control_duplicate_name, "control-absent-file": control_absent_file,
+    "control-generation-string": control_generation_string,
+    "control-generation-float": control_generation_float, "recovered": recovered,
 }
 
 
@@ -642,7 +905,7 @@ def write_case(name: str, make) -> None:
     model, extra = make(lane)
     if "fail" in extra:
         kind, file, offset = extra.pop("fail")
-        expected = failing(lane, kind, file, offset)
+        expected = failing(lane, kind, file, offset, **extra)
     else:
         read_errors = extra.pop("read_errors", {})
         expected = reading(model, lane, **extra)
@@ -680,8 +943,10 @@ def dumped(expected: dict) -> str:
 
 
 def main(names) -> None:
-    from pages_case import pages_case        # the events case: its own module
-    cases = dict(CASES, pages=pages_case)
+    from pages_case import page_record_damaged, page_wrong_size, pages_case, pages_deleted
+    cases = dict(CASES, pages=pages_case, **{"pages-deleted": pages_deleted,    # the events cases
+                                             "page-record-damaged": page_record_damaged,
+                                             "page-wrong-size": page_wrong_size})
     for name in names or cases:
         write_case(name, cases[name])
         print("wrote", name)

@@ -85,3 +85,113 @@ def pages_case(lane):
                           **page_rows(os.path.join(lane, "pages", ref.name))})
     assert pages
     return model, {"pages": pages}
+
+
+# --- the events case extended: deletions, a pending request, damaged pages ----------------------
+DELETION_VECTOR, PAGE = 2, 3
+VISIBLE_COLUMNS = ["id", "payload", "_batch_id", "_record_id", "_row"]
+
+
+def vector(target: int, positions) -> bytes:
+    """A deletion vector's body (EVENTS.md): ``positions`` None deletes every row."""
+    import struct
+    if positions is None:
+        return b"SJDV" + struct.pack("<BBHQI", 1, 1, 0, target, 0)
+    return b"SJDV" + struct.pack("<BBHQI", 1, 0, 0, target, len(positions)) + \
+        struct.pack(f"<{len(positions)}I", *positions)
+
+
+def visible_rows(lane: str, live: dict, pages: list, deleted: dict) -> dict:
+    """The visible events, as EVENTS.md states them, from the bytes written:
+    the rows of each page file and of each live EVENTS record (original
+    position = index, no ``__sj_row`` here), less ``deleted`` ({record id:
+    positions or None}); in ``VISIBLE_COLUMNS``, ordered by (_record_id, _row)."""
+    import pyarrow.ipc as ipc
+
+    def gone(record_id, row):
+        return record_id in deleted and (deleted[record_id] is None or row in deleted[record_id])
+
+    rows = []
+    for page in pages:
+        table = pq.read_table(os.path.join(lane, "pages", page["name"]))
+        for row in zip(*(table.column(c).to_pylist() for c in VISIBLE_COLUMNS)):
+            if not gone(row[3], row[4]):
+                rows.append(list(row))
+    for record_id, (user_type, raw, _large) in live.items():
+        if user_type != 1:
+            continue
+        batch = ipc.open_stream(raw).read_next_batch()
+        batch_id = int(batch.schema.metadata[b"sparkjournal.batch"])
+        for position, row in enumerate(zip(*(batch.column(c).to_pylist() for c in ("id", "payload")))):
+            if not gone(record_id, position):
+                rows.append([*row, batch_id, record_id, position])
+    rows.sort(key=lambda row: (row[3], row[4]))
+    canonical = json.dumps(rows, separators=(",", ":")).encode()
+    return {"columns": VISIBLE_COLUMNS, "rows": len(rows),
+            "rows_sha256": hashlib.sha256(canonical).hexdigest(), "first_rows": rows[:FIRST_ROWS]}
+
+
+def pages_deleted(lane):
+    """The events case with deletions: deletion vectors on a live EVENTS
+    record, on a paged record and on a whole paged record (ALL), and a pending
+    delete request (rows of a live record, a row of a paged record, a whole
+    live record): a read's deleted rows are the union of vectors and pending
+    requests, applied to records and pages alike by original position."""
+    from sparkjournal.events.requests import submit
+    model, extra = pages_case(lane)
+    pages = extra["pages"]
+    events = [rid for rid, (user_type, _raw, _l) in model.live.items() if user_type == 1]
+    paged = pages[0]["record_ids"]
+    vectors = [(events[1], [0, 5, 99]), (paged[1], [1, 2, 3]), (paged[-1], None)]
+    with Journal.open(lane, **OPTIONS) as journal:
+        for target, positions in vectors:
+            model.max_record_id += 1
+            raw = vector(target, positions)
+            journal.append_add(model.max_record_id, raw, user_type=DELETION_VECTOR, sync=True)
+            model.live[model.max_record_id] = (DELETION_VECTOR, raw, False)
+    requested = {str(events[2]): [11, 10], str(paged[2]): [0], str(events[3]): None}
+    submit(lane, "delete", {"records": requested, "why": "golden corpus"})
+    deleted: dict = {}
+    for target, positions in vectors + [(int(k), v) for k, v in requested.items()]:
+        if positions is None or deleted.get(target, ()) is None:
+            deleted[target] = None
+        else:
+            deleted[target] = sorted(set(deleted.get(target, [])) | set(positions))
+    events_view = {"outcome": "ok",
+                   "deleted": {str(k): deleted[k] for k in sorted(deleted)},
+                   **visible_rows(lane, model.live, pages, deleted)}
+    return model, {"pages": pages, "events": events_view}
+
+
+def page_record_damaged(lane):
+    """The events case with its PAGE record's body announcing one record id
+    more than it holds (its length is not 80 + n + 8m), the record's CRC
+    right: the lane loads, reading its events fails: damaged (PAGE record)."""
+    from generate import patch, read_at, reseal, with_data
+    model, extra = pages_case(lane)
+    record_id = extra["pages"][0]["record_id"]
+    for path, s in with_data(lane):
+        for record in s["records"]:
+            if record[3] == record_id:
+                at = record[5] + 40
+                count = int.from_bytes(read_at(path, at + 20, 4), "little")
+                patch(path, at + 20, (count + 1).to_bytes(4, "little"))
+                reseal(path, record[5])
+                user_type, _raw, large = model.live[record_id]
+                model.live[record_id] = (user_type, read_at(path, at, record[6]), large)
+    return model, {"events": {"outcome": "damaged",
+                              "error": {"kind": "damaged", "what": "PAGE record",
+                                        "record_id": record_id}}}
+
+
+def page_wrong_size(lane):
+    """The events case with its page file one byte longer than its PAGE
+    record states: the lane loads, reading its events fails: damaged (page
+    file), naming the file."""
+    model, extra = pages_case(lane)
+    name = extra["pages"][0]["name"]
+    with open(os.path.join(lane, "pages", name), "ab") as handle:
+        handle.write(b"\0")
+    return model, {"events": {"outcome": "damaged",
+                              "error": {"kind": "damaged", "what": "page file",
+                                        "file": "pages/" + name}}}

@@ -1,0 +1,1 @@
+{"format": 1, "generation": 1, "new": [["data-0000000001.sjd", 1]], "old": [["data-0000000001.sjd", 1], ["data-0000000002.sjd", 3]]}

@@ -1,0 +1,1 @@
+{"crc32c": 2533805615, "format": 1, "generation": 1, "new": [["data-000000000
