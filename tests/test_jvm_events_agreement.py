@@ -7,8 +7,8 @@ rewrite_body), deletion vectors (encode_vector), PAGE bodies (PageRef.encode),
 lane requests (submit) - from seeded random cases, then damages them (bad
 magic, truncation, wrong version, wrong shapes). ``io.sparkjournal.events.EventsDump``
 decodes every input of a test in one JVM, and each result must equal Python's
-decoding, or both must fail with the same kind of error (``JAVA_KIND``), with
-the same message where Python's message is the project's own.
+decoding, or both must fail with the same kind of error (``JAVA_KIND``; JSON.md,
+"Error kinds"). Messages are each implementation's own and are not compared.
 """
 from __future__ import annotations
 
@@ -95,18 +95,14 @@ def python_side(decode, otherwise: str | None = None):
         return {"error": java_kind(error, otherwise), "message": str(error)}
 
 
-def compare(names, expected, got, same_message=()) -> None:
-    """Equal results, or equal error kinds (and messages for kinds in same_message)."""
+def compare(names, expected, got) -> None:
+    """Equal results, or equal error kinds (messages are each side's own)."""
     assert len(got) == len(expected)
     wrong = []
     for name, want, have in zip(names, expected, got):
         if isinstance(want, dict) and "error" in want:
             if not (isinstance(have, dict) and have.get("error") == want["error"]):
                 wrong.append(f"{name}: Python raised {want}, Java gave {str(have)[:300]}")
-            elif (want["error"] in same_message and want["message"] is not None
-                  and have["message"] != want["message"]):
-                wrong.append(f"{name}: messages differ:\n  Python {want['message']}\n  "
-                             f"Java   {have['message']}")
         elif have != want:
             wrong.append(f"{name}: {difference(want, have)}")
     assert not wrong, f"{len(wrong)} of {len(expected)} differ, first:\n" + "\n".join(wrong[:6])
@@ -149,7 +145,9 @@ def random_txs(rng: random.Random, nodes: list[str], count: int) -> list[dict]:
         if rng.random() < 0.2:
             del tx["rows"]
         if rng.random() < 0.2:
-            tx["host"] = rng.choice(["", None, 0, "other-host"])
+            tx["host"] = "other-host"
+        if rng.random() < 0.1:
+            del tx["host"]
         txs.append(tx)
     return txs
 
@@ -187,6 +185,9 @@ def damaged_decisions(good: bytes) -> dict[str, bytes]:
                   [{"node": "n", "lane": "l", "tx": 1.0}], [{"node": "n", "lane": "l", "tx": 1,
                                                             "rows": None}],
                   [{"node": "n", "lane": "l", "tx": 1, "rows": 2.0}],
+                  [{"node": "n", "lane": "l", "tx": 1, "host": None}],
+                  [{"node": "n", "lane": "l", "tx": 1, "host": 0}],
+                  [{"node": "n", "lane": "l", "tx": 1, "root": None}],
                   [{"node": "n", "lane": "l", "tx": -5}, {"node": "n", "lane": "l", "tx": U64},
                    {"node": "n", "lane": "l", "tx": 3, "rows": -2}], []):
         cases[f"txs {value!r}"] = edit(txs=value)
@@ -224,22 +225,17 @@ def test_decisions_read_alike_in_java_and_python(jvm, tmp_path):
     paths = write_cases(tmp_path / "cases", cases)
     expected = [python_side(lambda p=path, raw=cases[name]: decision_fields(raw, p))
                 for name, path in zip(names, paths)]
-    for entry in expected:                              # Java's found is a long: see Decision
-        if entry.get("error") == "FormatVersionException" and "1000000000000" in entry["message"]:
-            entry["message"] = entry["message"].replace(str(10 ** 30), str(2 ** 63 - 1))
     got = run_dump(jvm, "decision", paths)
     for entry in got:
         if "tx_refs" in entry:                          # a set: Java's order is the entries'
             entry["tx_refs"].sort()
-    compare(names, expected, got, same_message={"FormatVersionException"})
-    for path, want, have in zip(paths, expected, got):
-        if want.get("error") == "CommitLogException":   # the project's message, its detail aside
-            assert have["message"].startswith(f"commit log entry {path} is unreadable (")
-            assert have["message"].endswith(want["message"][want["message"].index(
-                "); it must be a decision"):])
+    compare(names, expected, got)
+    for path, have in zip(paths, got):
+        if have.get("error") == "CommitLogException":   # Java's message names the entry
+            assert path in have["message"]
     kinds = {entry.get("error") for entry in expected}
     assert {None, "CommitLogException", "FormatVersionException"} <= kinds
-    assert sum("error" not in entry for entry in expected) >= 60
+    assert sum("error" not in entry for entry in expected) >= len(written)
 
 
 # --- the commit log: listing, LOG_ID, schema, lanes, outcomes -------------------------------
@@ -386,13 +382,12 @@ def test_prepared_transactions_resolve_alike_in_java_and_python(jvm, tmp_path):
     lines.write_text("".join(json.dumps({"xid": xid.hex(), "node": ref.node, "lane": ref.lane,
                                          "tx": ref.tx}) + "\n" for _, xid, ref in cases))
     resolve._LOGS.clear()
-    # int(inf) escapes Python's XID decoder as OverflowError; Java says EventsException
+    # an XID JSON.md refuses is not ours (EVENTS.md, "XIDs"); a Python error is mapped
     expected = [python_side(lambda x=xid, r=ref: {"outcome": resolve.outcome(x, r).value},
                             "EventsException") for _, xid, ref in cases]
     compare([c[0] for c in cases], expected, run_dump(jvm, "outcomes", [str(lines)]))
     seen = {e.get("outcome", e.get("error")) for e in expected}
-    assert seen == {"committed", "aborted", "undecided", "foreign", "EventsException",
-                    "CommitLogException"}
+    assert {"committed", "aborted", "undecided", "foreign", "CommitLogException"} <= seen
 
 
 # --- EVENTS bodies -----------------------------------------------------------------------
@@ -576,8 +571,7 @@ def test_deletion_vectors_decode_alike_in_java_and_python(jvm, tmp_path):
         return {"target": target, "positions": None if positions is None else positions.to_pylist()}
 
     expected = [python_side(lambda r=cases[n], p=p: fields(r, p)) for n, p in zip(names, paths)]
-    compare(names, expected, run_dump(jvm, "vector", paths),
-            same_message={"DeletionVectorException", "FormatVersionException"})
+    compare(names, expected, run_dump(jvm, "vector", paths))
     assert {e.get("error") for e in expected} == {None, "DeletionVectorException",
                                                   "FormatVersionException"}
 
@@ -652,7 +646,7 @@ def test_page_records_decode_alike_in_java_and_python(jvm, tmp_path):
     # a name that is not UTF-8: Python lets UnicodeDecodeError escape (PageRecordException in Java)
     expected = [python_side(lambda r=cases[n]: fields(r), "PageRecordException") for n in names]
     expected[names.index("name not utf-8")]["message"] = None
-    compare(names, expected, run_dump(jvm, "page", paths), same_message={"PageRecordException"})
+    compare(names, expected, run_dump(jvm, "page", paths))
     assert sum("error" not in e for e in expected) >= 52
 
 
@@ -675,12 +669,9 @@ def test_lane_requests_and_pending_deletes_read_alike_in_java_and_python(jvm, tm
                 None if rng.random() < 0.3 else sorted(rng.sample(range(100), rng.randrange(4))))
         submit(real, "delete", {"records": records, "why": "test"})
         if index == 2:
-            submit(real, "page", {"page": {"name": "page-1.parquet"}})
             submit(real, "something-newer", {"records": {"x": 1}})
     write_request(real, "00000000000000000001-zz.json",
-                  {"format": 1.0, "kind": "delete", "records": {"7": None, "007": [4, 2],
-                                                                "8": [], "9": [1, 1]}})
-    write_request(real, "00000000000000000002-yy.json", {"format": True, "kind": 5})
+                  {"format": 1, "kind": "delete", "records": {"7": [4, 2], "8": [], "9": [1, 1]}})
     write_request(real, "notes.txt", b"not json")
     write_request(real, "x.json.tmp", b"not json")
     lanes["real"] = real
@@ -701,6 +692,9 @@ def test_lane_requests_and_pending_deletes_read_alike_in_java_and_python(jvm, tm
                        "format '1'": dict(good, format="1"), "format 0": dict(good, format=0),
                        "no format": {"kind": "delete", "records": {}},
                        "no kind": {"format": 1, "records": {}},
+                       "format 1.0": dict(good, format=1.0), "format true": dict(good, format=True),
+                       "kind 5": dict(good, kind=5), "trailing bytes": json.dumps(good).encode() + b" x",
+                       "names repeated": b'{"format": 1, "format": 1, "kind": "delete", "records": {}}',
                        "deep": b"[" * 5000 + b"]" * 5000}.items():
         damaged(name, data)
     for name, records in {"records a list": [1], "records missing": KeyError,
@@ -708,12 +702,16 @@ def test_lane_requests_and_pending_deletes_read_alike_in_java_and_python(jvm, tm
                           "key 21 digits": {"1" * 21: None}, "key 2^64": {str(U64): None},
                           "key 2^64-1 ok": {str(U64 - 1): [0, 2 ** 32 - 1]},
                           "key 20 digits padded ok": {"00000000000000000005": None},
+                          "keys 7 and 007": {"7": None, "007": [4, 2]},
+                          "why a number": KeyError,
                           "key unicode digits": {"\u0661": None}, "rows bool": {"1": [True]},
                           "rows -1": {"1": [-1]}, "rows 2^32": {"1": [2 ** 32]},
                           "rows float": {"1": [1.0]}, "rows a dict": {"1": {}},
                           "rows a number": {"1": 3}}.items():
         data = dict(good)
-        if records is KeyError:
+        if name == "why a number":
+            data["why"] = 5
+        elif records is KeyError:
             del data["records"]
         else:
             data["records"] = records
@@ -744,8 +742,7 @@ def test_lane_requests_and_pending_deletes_read_alike_in_java_and_python(jvm, tm
 
     names = list(lanes)
     expected = [python_side(lambda lane=lanes[n]: fields(lane)) for n in names]
-    compare(names, expected, run_dump(jvm, "requests", [lanes[n] for n in names]),
-            same_message={"FormatVersionException", "PathOutsideException"})
+    compare(names, expected, run_dump(jvm, "requests", [lanes[n] for n in names]))
     kinds = {e.get("error") for e in expected}
     assert kinds == {None, "RequestException", "FormatVersionException", "PathOutsideException"}
     assert expected[0]["deletions"]["7"] == [2, 4] and expected[0]["deletions"]["8"] == []

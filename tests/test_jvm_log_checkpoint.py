@@ -1,9 +1,11 @@
 """The JVM driver's commit-log checkpoints (jvm/.../events/LogCheckpointWriter.java,
 LogRetention.java, LogMaintenance.java) are Python's: on the same log both write
-the same checkpoint and commit-time segment bytes, Python reads the JVM's, and
-the checkpoint lock keeps a Python and a JVM checkpointer apart."""
+checkpoints of the same values (each lays its JSON out as it likes: JSON.md,
+"Writer requirements") and the same commit-time segment bytes, Python reads the
+JVM's, and the checkpoint lock keeps a Python and a JVM checkpointer apart."""
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
@@ -63,14 +65,17 @@ def decide(log: CommitLog, rng: random.Random, query: str, batches: range) -> No
         log.record(query, batch, txs, epoch)
 
 
-def files(folder: str) -> dict[str, bytes]:
+def files(folder: str) -> dict[str, object]:
+    """{relative path: content} of the log's files: a JSON file's parsed values, any
+    other file's bytes."""
     found = {}
     for where, _dirs, names in os.walk(folder):
         for name in names:
             if not name.endswith(".lock"):
                 path = os.path.join(where, name)
                 with open(path, "rb") as handle:
-                    found[os.path.relpath(path, folder)] = handle.read()
+                    raw = handle.read()
+                found[os.path.relpath(path, folder)] = json.loads(raw) if name.endswith(".json") else raw
     return found
 
 

@@ -2,10 +2,9 @@ package io.sparkjournal.events;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.sparkjournal.journal.PythonRepr;
-import io.sparkjournal.journal.PythonText;
+import io.sparkjournal.journal.CodePoints;
+import io.sparkjournal.journal.CanonicalJson;
 import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -16,20 +15,16 @@ import java.util.TreeMap;
 
 /**
  * The state a checkpoint writer folds entries into (COMMIT_LOG.md,
- * "Checkpoints"), as Python's {@code log_checkpoint.Checkpoint.fold} and
- * {@code to_json} do: started from the newest readable {@link LogCheckpoint},
- * added to one committed batch at a time ({@link #fold}), written as the exact
- * bytes Python writes for the same state ({@link #json}:
- * {@code json.dumps(..., sort_keys=True, separators=(",", ":"))}, lists in
- * code point order). Not thread-safe; one writer builds one.
+ * "Checkpoints"): started from the newest readable {@link LogCheckpoint},
+ * added to one committed batch at a time ({@link #fold}), written in the
+ * canonical form of JSON.md ({@link #json}), lists in code point order. Not
+ * thread-safe; one writer builds one.
  *
- * <p>Where the spec is silent this follows Python: a lane's committed ranges
- * are kept as the checkpoint listed them (adjacent ranges a reader accepted
- * stay unmerged until a fold touches them) and a tx id is added as
- * {@code LaneState.add_tx} adds it; a tx whose "host" is absent, null or ""
- * takes the part of its node after the last "@"; a missing "root" is "".
- * Absent or null "rows" and "bytes" count 0 (Python fails its fold on a null
- * there; no writer writes one).
+ * <p>Where the spec is silent: a lane's committed ranges are kept as the
+ * checkpoint listed them (adjacent ranges a reader accepted stay unmerged
+ * until a fold touches them); a tx's absent "host" is the part of its node
+ * after the last "@", an absent "root" is "", absent "rows" and "bytes" count
+ * 0 (the entry's reader has checked their types: {@link Decision}).
  */
 final class CheckpointState {
 
@@ -46,12 +41,12 @@ final class CheckpointState {
         }
     }
 
-    private final Map<String, LogCheckpoint.Query> queries = new TreeMap<>(PythonRepr::compareCodePoints);
+    private final Map<String, LogCheckpoint.Query> queries = new TreeMap<>(CodePoints::compare);
     private final Map<CommittedLane.Key, LaneCounts> lanes = new TreeMap<>((a, b) -> {
-        int order = PythonRepr.compareCodePoints(a.node(), b.node());
-        return order != 0 ? order : PythonRepr.compareCodePoints(a.lane(), b.lane());
+        int order = CodePoints.compare(a.node(), b.node());
+        return order != 0 ? order : CodePoints.compare(a.lane(), b.lane());
     });
-    private final Map<String, LogCheckpoint.Node> nodes = new TreeMap<>(PythonRepr::compareCodePoints);
+    private final Map<String, LogCheckpoint.Node> nodes = new TreeMap<>(CodePoints::compare);
 
     /** The state of {@code base} ({@link LogCheckpoint#NONE}: nothing folded yet). */
     CheckpointState(LogCheckpoint base) {
@@ -94,8 +89,8 @@ final class CheckpointState {
             String node = tx.get("node").textValue();
             CommittedLane.Key key = new CommittedLane.Key(node, tx.get("lane").textValue());
             LaneCounts lane = lanes.computeIfAbsent(key, missing -> new LaneCounts(
-                    text(tx.get("host"), node.substring(node.lastIndexOf('@') + 1)), text(tx.get("root"), "")));
-            long rows = number(tx.get("rows"));
+                    Decision.host(tx), Decision.root(tx)));
+            long rows = Decision.count(tx, "rows");
             if (lanesCounted.add(key)) {
                 lane.batches++;
             }
@@ -103,12 +98,13 @@ final class CheckpointState {
             addTx(lane.committed, tx.get("tx").bigIntegerValue().longValue());
             LogCheckpoint.Node counts = nodes.getOrDefault(node, new LogCheckpoint.Node(node, 0, 0, 0, 0));
             nodes.put(node, new LogCheckpoint.Node(node, counts.batches() + (nodesCounted.add(node) ? 1 : 0),
-                    counts.rows() + rows, counts.bytes() + number(tx.get("bytes")),
+                    counts.rows() + rows, counts.bytes() + Decision.count(tx, "bytes"),
                     Math.max(counts.lastCommittedAtMs(), at)));
         }
     }
 
-    /** Python's {@code LaneState.add_tx}, step for step, on u64s compared unsigned. */
+    /** Adds {@code tx} (a u64) to sorted disjoint ranges, merging it with a range it touches
+     *  and closing a hole it fills (COMMIT_LOG.md, "Checkpoints": adjacent ranges merged). */
     static void addTx(List<long[]> ranges, long tx) {
         int at = bisectLeft(ranges, tx);
         if (at > 0 && (tx == 0 || Long.compareUnsigned(ranges.get(at - 1)[1], tx - 1) >= 0)) {
@@ -149,7 +145,7 @@ final class CheckpointState {
         return low;
     }
 
-    /** The checkpoint file's bytes: Python's {@code Checkpoint.to_json} of this state. */
+    /** The checkpoint file's bytes: this state in the canonical form of JSON.md. */
     byte[] json(long seq, long writtenAtMs) {
         List<Object> queryList = new ArrayList<>();
         queries.forEach((name, query) -> queryList.add(object("query", name, "through", query.through(),
@@ -169,7 +165,7 @@ final class CheckpointState {
                 "rows", node.rows(), "bytes", node.bytes(), "last_committed_at_ms", node.lastCommittedAtMs())));
         Map<String, Object> data = object("format", (long) LogCheckpoint.FORMAT, "seq", seq,
                 "written_at_ms", writtenAtMs, "queries", queryList, "lanes", laneList, "nodes", nodeList);
-        return PythonText.canonical(data).getBytes(StandardCharsets.US_ASCII);
+        return CanonicalJson.bytes(data);
     }
 
     private static Map<String, Object> object(Object... pairs) {
@@ -182,17 +178,5 @@ final class CheckpointState {
 
     private static Object unsigned(long value) {
         return value >= 0 ? (Object) value : new BigInteger(Long.toUnsignedString(value));
-    }
-
-    /** Python's {@code str(value or absent)} for the strings a tx carries. */
-    private static String text(JsonNode value, String absent) {
-        if (value == null || value.isNull() || value.isTextual() && value.textValue().isEmpty()) {
-            return absent;
-        }
-        return value.isTextual() ? value.textValue() : value.toString();
-    }
-
-    private static long number(JsonNode value) {
-        return value == null || value.isNull() ? 0 : value.bigIntegerValue().longValue();
     }
 }

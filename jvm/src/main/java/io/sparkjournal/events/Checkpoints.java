@@ -3,7 +3,9 @@ package io.sparkjournal.events;
 import io.sparkjournal.format.FormatVersionException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.logging.Logger;
 
 /**
@@ -17,7 +19,8 @@ import java.util.logging.Logger;
  * checkpoint {@code s} deletes entries folded into {@code s - 1}, so the one
  * just below the newest present checkpoint (or the empty state when the
  * newest is seq 0) can stand in; anything older may lack entries, and then
- * the choice fails with a {@link CommitLogException} naming the damaged files.
+ * the choice fails with a {@link CommitLogException} naming the damaged files
+ * (and seq {@code newest - 1}'s when it is missing): restore them.
  * A newer format is a {@link FormatVersionException}, never passed over. A
  * file listed and gone before its read (retention) is skipped. Names that are
  * not 20 digits and ".json" ({@code *.tmp}) are never read.
@@ -48,6 +51,7 @@ final class Checkpoints {
             throws CommitLogException, FormatVersionException {
         long newest = -1;
         List<CommitLogException> damaged = new ArrayList<>();
+        Set<Long> damagedSeqs = new HashSet<>();
         LogCheckpoint chosen = LogCheckpoint.NONE;
         for (long seq : seqs) {
             byte[] raw = log.readFile(path(log, seq), "commit log checkpoint");
@@ -60,15 +64,19 @@ final class Checkpoints {
                 break;
             } catch (CommitLogException damage) {       // a FormatVersionException is no damage: thrown
                 damaged.add(damage);
+                damagedSeqs.add(seq);
             }
         }
         if (chosen.seq() < newest - 1) {
             List<String> messages = new ArrayList<>();
             damaged.forEach(damage -> messages.add(damage.getMessage()));
-            throw new CommitLogException("commit log " + log.uri() + ": " + (chosen.seq() < 0 ? "its entries"
-                    : chosen.toString()) + " cannot stand in for "
-                    + "the damaged checkpoints after it (retention may have removed entries it needs): "
-                    + String.join("; ", messages));
+            if (!damagedSeqs.contains(newest - 1)) {
+                messages.add("checkpoint " + path(log, newest - 1) + " is missing");
+            }
+            throw new CommitLogException("commit log " + log.uri() + ": its newest checkpoint is damaged"
+                    + " and the one before it is damaged or missing, so " + (chosen.seq() < 0 ? "its entries"
+                    : chosen.toString()) + " cannot stand in (retention may have removed entries it needs):"
+                    + " restore these files from a backup: " + String.join("; ", messages));
         }
         for (CommitLogException damage : damaged) {
             LOG.warning(damage.getMessage() + "; reading " + (chosen.seq() < 0 ? "every entry"

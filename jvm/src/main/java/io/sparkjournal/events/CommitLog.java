@@ -1,7 +1,8 @@
 package io.sparkjournal.events;
 
-import io.sparkjournal.journal.PythonRepr;
 import io.sparkjournal.format.Constants;
+import io.sparkjournal.journal.CodePoints;
+import io.sparkjournal.journal.Shown;
 import io.sparkjournal.format.FormatVersionException;
 import java.io.IOException;
 import java.math.BigInteger;
@@ -75,7 +76,7 @@ public final class CommitLog {
                 }
                 this.base = parsed.getPath();
             } catch (URISyntaxException | CommitLogException unusable) {
-                throw new CommitLogException("commit log location " + PyRepr.str(uri)
+                throw new CommitLogException("commit log location " + Shown.text(uri)
                         + " cannot be used: " + unusable.getMessage() + ". Give a local path or "
                         + "a URI pyarrow.fs supports (hdfs://, s3://, gs://)", unusable);
             }
@@ -98,7 +99,7 @@ public final class CommitLog {
     public static String safeName(String query) throws EventsException {
         if (query.isEmpty() || query.contains("/") || query.equals(".") || query.equals("..")
                 || query.indexOf('\0') >= 0) {
-            throw new EventsException("query id " + PyRepr.str(query) + " cannot name a commit log "
+            throw new EventsException("query id " + Shown.text(query) + " cannot name a commit log "
                     + "folder: use letters, digits, '-', '_' or '.' and no '/'");
         }
         return query;
@@ -162,7 +163,7 @@ public final class CommitLog {
         Decision found = Decision.fromJson(raw, path);
         if (!found.query().equals(query) || found.batch() != batch || found.epoch() != epoch) {
             throw new CommitLogException("commit log entry " + path + " holds the decision of batch "
-                    + found.batch() + " (epoch " + found.epoch() + ") of query " + PyRepr.str(found.query())
+                    + found.batch() + " (epoch " + found.epoch() + ") of query " + Shown.text(found.query())
                     + ": restore the file from a backup");
         }
         return found;
@@ -255,7 +256,7 @@ public final class CommitLog {
     public List<String> queries() throws CommitLogException {
         List<String> names = list(base, true);
         names.removeAll(OWN_FOLDERS);
-        names.sort(PythonRepr::compareCodePoints);
+        names.sort(CodePoints::compare);
         return names;
     }
 

@@ -1,8 +1,9 @@
 package io.sparkjournal.events;
 
+import io.sparkjournal.journal.Shown;
 import io.sparkjournal.format.FormatVersionException;
 import io.sparkjournal.journal.DiskModes;
-import io.sparkjournal.journal.PythonText;
+import io.sparkjournal.journal.CanonicalJson;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -26,17 +27,16 @@ import org.apache.arrow.vector.ipc.message.MessageSerializer;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * The writing side of a local commit log (COMMIT_LOG.md), as Python's
- * {@code events/commit_log.py} writes it: entries ({@link #record}), the
+ * The writing side of a local commit log (COMMIT_LOG.md): entries ({@link #record}), the
  * {@code LOG_ID} ({@link #logId}) and {@code schema.arrow} ({@link #writeSchema}).
  *
- * <p>Contract: an entry is created exclusively and durably: its JSON (the
- * bytes of Python's {@code Decision.to_json}: {@code json.dumps(..., sort_keys=True)},
- * {@code epoch} and {@code aborted} only where not their default) is written
+ * <p>Contract: an entry is created exclusively and durably: its JSON (JSON.md's
+ * canonical form, {@code epoch} and {@code aborted} only where not their
+ * default; COMMIT_LOG.md, "Entries") is written
  * to a temporary file beside it and synced, the temporary file is hard-linked
  * to the entry's name (the link fails if the name exists) and removed, and the
  * folder synced. A name already taken is a {@link BatchTakenException} saying
- * who took it, in the words of Python's {@code _taken}. Folders are made with
+ * who took it and what to do. Folders are made with
  * the default dirMode and files with the default fileMode (the JVM writer
  * refuses other modes before it writes anything).
  *
@@ -74,7 +74,7 @@ public final class CommitLogWriter {
     public Decision record(String query, long batch, List<Map<String, Object>> txs, long epoch,
                            boolean aborted) throws EventsException, FormatVersionException {
         if (query.startsWith("_")) {
-            throw new EventsException("query id " + PyRepr.str(query) + " starts with '_', which "
+            throw new EventsException("query id " + Shown.text(query) + " starts with '_', which "
                     + "names the commit log's own folders: choose another txnAppId");
         }
         long now = System.currentTimeMillis();
@@ -100,7 +100,7 @@ public final class CommitLogWriter {
         return Decision.fromJson(json, path);
     }
 
-    /** The bytes of Python's {@code Decision(...).to_json()}. */
+    /** The entry's bytes (COMMIT_LOG.md, "Entries"), in the canonical form of JSON.md. */
     public static byte[] json(String query, long batch, long committedAtMs,
                               List<Map<String, Object>> txs, long epoch, boolean aborted) {
         Map<String, Object> data = new LinkedHashMap<>();
@@ -115,10 +115,10 @@ public final class CommitLogWriter {
         if (aborted) {
             data.put("aborted", true);
         }
-        return PythonText.dumps(data).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        return CanonicalJson.bytes(data);
     }
 
-    /** Python's {@code CommitLog._taken}: who took the name, and what to do. */
+    /** Who took the name, and what to do (COMMIT_LOG.md, "Entries": created exclusively). */
     private String taken(String query, long batch, long epoch, boolean aborting)
             throws EventsException, FormatVersionException {
         Decision other = log.entry(query, batch, epoch);

@@ -90,11 +90,7 @@ public final class CommittedLane {
     }
 
     private static CommittedLane named(ObjectNode tx, Key key) {
-        JsonNode host = tx.get("host");
-        JsonNode root = tx.get("root");
-        return new CommittedLane(key.node(),
-                PyJson.truthy(host) ? PyRepr.strOf(host) : key.node().substring(key.node().lastIndexOf('@') + 1),
-                PyJson.truthy(root) ? PyRepr.strOf(root) : "", key.lane(), 0);
+        return new CommittedLane(key.node(), Decision.host(tx), Decision.root(tx), key.lane(), 0);
     }
 
     /** The node id ("uuid@host") of the root that holds the lane. */

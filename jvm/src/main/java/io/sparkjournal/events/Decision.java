@@ -3,7 +3,7 @@ package io.sparkjournal.events;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sparkjournal.format.FormatVersionException;
-import java.io.IOException;
+import io.sparkjournal.journal.StrictJson;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -12,30 +12,30 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * One entry of the commit log (commit_log.Decision): the decision of one
- * epoch of a batch, the commit point of the two-phase commit. A commit entry
- * names the transactions that make up the batch ({@link #txRefs()}); an abort
- * entry ({@link #aborted()}) commits nothing and aborts every transaction of
- * its epoch (COMMIT_LOG.md, "Entries").
+ * One entry of the commit log: the decision of one epoch of a batch, the
+ * commit point of the two-phase commit. A commit entry names the transactions
+ * that make up the batch ({@link #txRefs()}); an abort entry
+ * ({@link #aborted()}) commits nothing and aborts every transaction of its
+ * epoch (COMMIT_LOG.md, "Entries").
  *
- * <p>{@link #fromJson} accepts exactly what Python's {@code Decision.from_json}
- * accepts: a JSON object whose "format" equals 1 (Python equality: 1, 1.0 and
- * true), whose "txs" is a list of objects with string "node" and "lane", an
- * integer "tx" and, if present, an integer "rows"; "query" is taken as Python's
- * {@code str()} of whatever it holds, "batch" and "committed_at_ms" as
- * Python's {@code int()}; "epoch", if present, a whole number of 0 or more
- * (0 when absent) and "aborted", if present, a boolean (false when absent;
- * an abort entry's "txs" is empty). A "format" that is an integer above 1 is
- * {@link FormatVersionException}; anything else that does not hold is
- * {@link CommitLogException} naming the entry and saying not to delete it.
- * Differences from Python: "batch", "committed_at_ms" and "epoch" must fit a
- * long (a CommitLogException otherwise; Python takes any integer), and a
- * format above 2^63 - 1 is reported as 2^63 - 1.
+ * <p>{@link #fromJson} reads an entry strictly (JSON.md): "format" first (an
+ * integer above 1 is {@link FormatVersionException}, nothing else read; any
+ * other value but 1 is damage), then "query" a string, "batch" and
+ * "committed_at_ms" integers, "epoch" (absent: 0) an integer, "aborted"
+ * (absent: false) a boolean, "txs" a list of objects with string "node" and
+ * "lane", a u64 "tx" and, where present, string "host" and "root" and integer
+ * "rows", "bytes" and "records"; an abort entry's "txs" is empty. Integers
+ * other than "tx" are held in longs: one above 2^63 - 1 (no writer writes one)
+ * is refused. Anything refused is a {@link CommitLogException} naming the
+ * entry and saying not to delete it (COMMIT_LOG.md, "Reader requirement"
+ * treats an entry as written atomically: refused bytes are damage).
  */
 public final class Decision {
 
-    /** The commit log format this code reads and Python writes. */
+    /** The commit log format this code reads and writes. */
     public static final int FORMAT = 1;
+
+    private static final String[] COUNTS = {"rows", "bytes", "records"};
 
     private final String query;
     private final long batch;
@@ -55,11 +55,8 @@ public final class Decision {
         this.txs = Collections.unmodifiableList(txs);
         Set<TxRef> found = new LinkedHashSet<>();
         for (ObjectNode tx : txs) {
-            BigInteger id = tx.get("tx").bigIntegerValue();
-            if (id.signum() >= 0 && id.bitLength() <= 64) {     // else it names no journal tx
-                found.add(new TxRef(tx.get("node").textValue(), tx.get("lane").textValue(),
-                        id.longValue()));
-            }
+            found.add(new TxRef(tx.get("node").textValue(), tx.get("lane").textValue(),
+                    tx.get("tx").bigIntegerValue().longValue()));
         }
         this.refs = Collections.unmodifiableSet(found);
     }
@@ -68,87 +65,57 @@ public final class Decision {
     public static Decision fromJson(byte[] raw, String where)
             throws CommitLogException, FormatVersionException {
         try {
-            JsonNode data;
-            try {
-                data = PyJson.parse(raw);
-            } catch (IOException notJson) {
-                throw new IllegalArgumentException(firstLine(notJson.getMessage()));
-            }
-            if (!data.isObject()) {
-                throw new IllegalArgumentException("not a format " + FORMAT
-                        + " decision (not a JSON object)");
-            }
-            JsonNode found = data.get("format");
-            NewerFormat.refuse(found, "commit log entry", where, FORMAT);
-            if (!PyJson.equalsOne(found)) {
-                throw new IllegalArgumentException("format " + PyRepr.reprOf(found)
-                        + ", expected " + FORMAT);
-            }
-            JsonNode txs = required(data, "txs");
+            JsonNode data = StrictJson.parse(raw);
+            StrictJson.format(data, FORMAT, "commit log entry", where);
+            String query = StrictJson.string(data, "query");
+            long batch = StrictJson.whole(data, "batch");
+            long at = StrictJson.whole(data, "committed_at_ms");
+            long epoch = StrictJson.whole(data, "epoch", 0);
+            boolean abort = StrictJson.bool(data, "aborted", false);
             List<ObjectNode> entries = new ArrayList<>();
-            if (txs.isArray()) {
-                for (JsonNode tx : txs) {
-                    if (!isTx(tx)) {
-                        entries = null;
-                        break;
-                    }
-                    entries.add((ObjectNode) tx);
-                }
+            for (JsonNode tx : StrictJson.array(data, "txs")) {
+                entries.add(tx(tx));
             }
-            if (!txs.isArray() || entries == null) {
-                throw new IllegalArgumentException("txs must be a list of {node, lane, tx, ...} "
-                        + "with whole row counts");
-            }
-            String query = PyRepr.strOf(required(data, "query"));
-            long batch = PyJson.toLong(PyJson.toInt(required(data, "batch")), "batch");
-            long at = PyJson.toLong(PyJson.toInt(required(data, "committed_at_ms")),
-                    "committed_at_ms");
-            JsonNode epoch = data.get("epoch");
-            JsonNode aborted = data.get("aborted");
-            if (epoch != null && (!PyJson.isInt(epoch) || epoch.bigIntegerValue().signum() < 0)
-                    || aborted != null && !aborted.isBoolean()) {
-                throw new IllegalArgumentException("epoch must be a whole number of 0 or more, "
-                        + "aborted a boolean");
-            }
-            boolean abort = aborted != null && aborted.booleanValue();
             if (abort && !entries.isEmpty()) {
                 throw new IllegalArgumentException("an abort entry names no transactions");
             }
-            return new Decision(query, batch, at,
-                    epoch == null ? 0 : PyJson.toLong(epoch.bigIntegerValue(), "epoch"), abort, entries);
-        } catch (IllegalArgumentException | ArithmeticException error) {
-            throw unreadable(where, error);
+            return new Decision(query, batch, at, epoch, abort, entries);
+        } catch (IllegalArgumentException error) {
+            throw new CommitLogException("commit log entry " + where + " is unreadable ("
+                    + error.getMessage() + "); it must be a decision written by sparkjournal. "
+                    + "Restore it from a backup; do not delete it (its batch would be presumed "
+                    + "aborted)", error);
         }
     }
 
-    private static CommitLogException unreadable(String where, RuntimeException error) {
-        return new CommitLogException("commit log entry " + where + " is unreadable ("
-                + error.getMessage() + "); it must be a decision written by sparkjournal. "
-                + "Restore it from a backup; do not delete it (its batch would be presumed "
-                + "aborted)", error);
-    }
-
-    private static JsonNode required(JsonNode data, String key) {
-        JsonNode value = data.get(key);
-        if (value == null) {
-            throw new IllegalArgumentException("'" + key + "'");        // Python's KeyError
+    /** One item of "txs", its fields checked (see the class). */
+    private static ObjectNode tx(JsonNode tx) {
+        StrictJson.requireObject(tx, "an item of \"txs\"");
+        StrictJson.string(tx, "node");
+        StrictJson.string(tx, "lane");
+        StrictJson.u64(tx, "tx");
+        StrictJson.string(tx, "host", "");
+        StrictJson.string(tx, "root", "");
+        for (String count : COUNTS) {
+            StrictJson.whole(tx, count, 0);
         }
-        return value;
+        return (ObjectNode) tx;
     }
 
-    private static boolean isTx(JsonNode entry) {
-        if (!entry.isObject()) {
-            return false;
-        }
-        JsonNode rows = entry.get("rows");
-        return entry.path("node").isTextual() && entry.path("lane").isTextual()
-                && PyJson.isInt(entry.get("tx")) && (rows == null || PyJson.isInt(rows));
+    /** The tx's "host": the part of its node after the last "@" where absent (COMMIT_LOG.md, "Checkpoints"). */
+    static String host(ObjectNode tx) {
+        String node = tx.get("node").textValue();
+        return StrictJson.string(tx, "host", node.substring(node.lastIndexOf('@') + 1));
     }
 
-    private static String firstLine(String message) {
-        String text = String.valueOf(message);
-        int newline = text.indexOf('\n');
-        return newline < 0 ? text : text.substring(0, newline);
+    /** The tx's "root": "" where absent. */
+    static String root(ObjectNode tx) {
+        return StrictJson.string(tx, "root", "");
+    }
+
+    /** The tx's count {@code name} ("rows", "bytes", "records"): 0 where absent. */
+    static long count(ObjectNode tx, String name) {
+        return StrictJson.whole(tx, name, 0);
     }
 
     public String query() {
@@ -182,11 +149,7 @@ public final class Decision {
         return txs;
     }
 
-    /**
-     * The transactions the batch committed. An entry whose tx is not a u64
-     * (negative, or 2^64 and above) names no transaction a journal can hold
-     * and is left out; Python keeps it, but it can never match.
-     */
+    /** The transactions the batch names (tx ids u64s in longs). */
     public Set<TxRef> txRefs() {
         return refs;
     }

@@ -1,6 +1,7 @@
 package io.sparkjournal.events;
 
 import io.sparkjournal.format.Constants;
+import io.sparkjournal.journal.Shown;
 import io.sparkjournal.format.FormatVersionException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -31,7 +32,8 @@ import java.nio.charset.StandardCharsets;
  * than 1, or a count that disagrees with the body's length is a
  * {@link DeletionVectorException}; the right magic with a version above 1 is a
  * {@link FormatVersionException} ("deletion vector {where} was written by a
- * newer sparkjournal ..."). Messages are Python's.
+ * newer sparkjournal ..."). Messages are this implementation's own; the
+ * kinds are EVENTS.md's.
  */
 public final class DeletionVector {
 
@@ -72,7 +74,7 @@ public final class DeletionVector {
         }
         if (!ours || version != VERSION) {
             throw new DeletionVectorException("not a version 1 deletion vector (magic "
-                    + PyRepr.bytes(magic) + ", version " + version + ")");
+                    + Shown.bytes(magic) + ", version " + version + ")");
         }
         if ((flags & FLAG_ALL) != 0) {
             return new DeletionVector(target, null);

@@ -1,6 +1,7 @@
 package io.sparkjournal.events;
 
 import io.sparkjournal.format.Constants;
+import io.sparkjournal.journal.Shown;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.io.IOException;
@@ -12,30 +13,31 @@ import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.regex.Pattern;
+import io.sparkjournal.journal.StrictJson;
 import org.apache.arrow.flatbuf.KeyValue;
 import org.apache.arrow.flatbuf.MessageHeader;
 import org.apache.arrow.vector.ipc.message.MessageSerializer;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * An EVENTS record's body (events/event_records.py): one Arrow IPC stream of a
- * schema message and one record batch message, the schema's metadata tagging
- * the batch it belongs to (query id, batch id) and the min/max of its cheap
- * columns (events/pruning.py).
+ * An EVENTS record's body (EVENTS.md): one Arrow IPC stream of a schema
+ * message and one record batch message, the schema's metadata tagging the
+ * batch it belongs to (query id, batch id) and the min/max of its cheap
+ * columns.
  *
- * <p>{@link #split} reads the two messages where they lie, as Python's
- * {@code split_body} does: the schema is decoded, the batch message only
- * located. A reader loads the batch over the same memory with Arrow Java's
- * {@code MessageSerializer.deserializeRecordBatch(batch().message(), ArrowBuf
- * over batch().body())} (which releases that ArrowBuf once: hand it a
- * reference of its own); offsets are from the body's first byte. Bytes after
- * the batch message (the stream's end marker) are not looked at.
+ * <p>{@link #split} reads the two messages where they lie: the schema is
+ * decoded, the batch message only located. A reader loads the batch over the
+ * same memory with Arrow Java's {@code
+ * MessageSerializer.deserializeRecordBatch(batch().message(), ArrowBuf over
+ * batch().body())} (which releases that ArrowBuf once: hand it a reference of
+ * its own); offsets are from the body's first byte. Bytes after the batch
+ * message (the stream's end marker) are not looked at.
  *
  * <p>Damage: a body that is not such a stream is an {@link EventsBodyException}
  * ({@link IpcMessage}); so is a tag whose query is not UTF-8 or whose batch id
- * is not an integer, and stats that are not JSON (Python raises
- * UnicodeDecodeError / ValueError there, from {@code batch_of} and
- * {@code read_stats}, only when they are asked for: so here). As in Python the
+ * is not an integer of 0 .. 2^63 - 1 in decimal without sign or leading zeros,
+ * each only when it is asked for; unreadable stats are no stats. The
  * second message's type is not checked here: {@link #batch()} may be another
  * message, which loading it refuses.
  */
@@ -44,6 +46,8 @@ public final class EventsBody {
     public static final String META_QUERY = Constants.SchemaMetadata.META_QUERY;
     public static final String META_BATCH = Constants.SchemaMetadata.META_BATCH;
     public static final String META_STATS = Constants.SchemaMetadata.META_STATS;
+
+    private static final Pattern BATCH_ID = Pattern.compile("0|[1-9][0-9]*");
 
     private final IpcMessage schemaMessage;
     private final IpcMessage batch;
@@ -137,7 +141,7 @@ public final class EventsBody {
             return text.toString();
         } catch (CharacterCodingException notUtf8) {
             throw new EventsBodyException("the query id an events body is tagged with is not "
-                    + "UTF-8: " + PyRepr.bytes(raw), notUtf8);
+                    + "UTF-8: " + Shown.bytes(raw), notUtf8);
         }
     }
 
@@ -147,19 +151,21 @@ public final class EventsBody {
         if (raw == null) {
             return null;
         }
-        try {
-            BigInteger id = PyJson.parseInt(new String(raw, StandardCharsets.ISO_8859_1), false);
-            return PyJson.toLong(id, "batch id");
-        } catch (IllegalArgumentException notInt) {
-            throw new EventsBodyException("the batch id an events body is tagged with is not an "
-                    + "integer: " + notInt.getMessage(), notInt);
+        String text = new String(raw, StandardCharsets.ISO_8859_1);
+        if (!BATCH_ID.matcher(text).matches() || new BigInteger(text).bitLength() > 63) {
+            throw new EventsBodyException("the batch id an events body is tagged with, "
+                    + Shown.bytes(raw) + ", is not an integer of 0 .. 2^63 - 1 in decimal without"
+                    + " sign, spaces or leading zeros");
         }
+        return Long.parseLong(text);
     }
 
     /**
-     * The per-record min/max (pruning.read_stats): the JSON of the stats entry,
+     * The per-record min/max: the JSON of the stats entry,
      * {column: [min, max]} as written; an empty object if there is none (absent
-     * or empty). Times are integers in their column's unit, dates in days.
+     * or empty) or none that can be read (EVENTS.md, "Statistics": JSON.md
+     * refuses it, or it is not an object; statistics are never an error).
+     * Times are integers in their column's unit, dates in days.
      */
     public JsonNode stats() throws EventsBodyException {
         byte[] raw = metadata.get(META_STATS);
@@ -167,10 +173,10 @@ public final class EventsBody {
             return JsonNodeFactory.instance.objectNode();
         }
         try {
-            return PyJson.parse(raw);
-        } catch (IOException notJson) {
-            throw new EventsBodyException("the stats of an events body are not JSON: "
-                    + notJson.getMessage(), notJson);
+            JsonNode stats = StrictJson.parse(raw);
+            return stats.isObject() ? stats : JsonNodeFactory.instance.objectNode();
+        } catch (StrictJson.Refused unreadable) {
+            return JsonNodeFactory.instance.objectNode();
         }
     }
 }

@@ -3,6 +3,8 @@ package io.sparkjournal.events;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.math.BigInteger;
@@ -44,8 +46,8 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * UTF-8 (Spark's strings need not be) Python's write fails on decoding it;
  * here the column gets no entry (never pruned on), the write goes on.
  *
- * <p>The JSON is ASCII (non-ASCII escaped as Python's json.dumps does), parsed
- * by Python's json.loads and {@link PyJson#parse} to the same values.
+ * <p>The JSON is ASCII (non-ASCII characters escaped), meeting JSON.md's
+ * reader requirements: any reader of the spec reads the same values.
  */
 public final class EventsStats {
 
@@ -53,6 +55,8 @@ public final class EventsStats {
     public static final int SHORT_STRING = 32;
 
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+    private static final ObjectWriter WRITER = new ObjectMapper().writer()
+            .with(JsonWriteFeature.ESCAPE_NON_ASCII);
 
     private EventsStats() {
     }
@@ -65,7 +69,7 @@ public final class EventsStats {
     /** The stats JSON (ASCII bytes) of rows [start, start + length) of {@code root}. */
     public static byte[] json(VectorSchemaRoot root, int start, int length) {
         try {
-            return PyJson.mapper().writer().with(JsonWriteFeature.ESCAPE_NON_ASCII)
+            return WRITER
                     .writeValueAsBytes(of(root, start, length));
         } catch (JsonProcessingException impossible) {
             throw new IllegalStateException("stats of plain JSON nodes failed to serialize",

@@ -2,8 +2,9 @@ package io.sparkjournal.events;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sparkjournal.format.FormatVersionException;
-import java.io.IOException;
-import io.sparkjournal.journal.PythonRepr;
+import io.sparkjournal.journal.StrictJson;
+import io.sparkjournal.journal.CodePoints;
+import io.sparkjournal.journal.Shown;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -15,21 +16,19 @@ import java.util.TreeSet;
 /**
  * A node an operator declared gone for good ({@code sparkjournal nodes
  * --forget}): its record {@code <log>/_forgotten/<node id>.json}
- * (COMMIT_LOG.md, "Forgotten nodes"; the twin of Python's
- * {@code events/forgotten.py}). What the view credited to it when it was
- * forgotten ({@code batches}, {@code rows}, {@code bytes}) and the lanes it
- * named. Readers neither require nor read its lanes; writers refuse its root
- * ({@link #refuseRoot}).
+ * (COMMIT_LOG.md, "Forgotten nodes"). What the view credited to it when it
+ * was forgotten ({@code batches}, {@code rows}, {@code bytes}) and the lanes
+ * it named. Readers neither require nor read its lanes; writers refuse its
+ * root ({@link #refuseRoot}).
  *
- * <p>{@link #parse} accepts what Python's {@code forgotten.parse} accepts: a
- * JSON object of "format" 1 (Python equality: 1, 1.0, true) whose "node" is
- * the node its file is named for, whole-number "forgotten_at_ms",
- * "batches", "rows" and "bytes", and "lanes" a list of strings; unknown keys
- * are ignored. A "format" that is a whole number above 1 is a
- * {@link FormatVersionException}, refused before anything else is read.
- * Anything else is damage: a {@link CommitLogException} naming the file and
- * saying to restore it or delete it (which restores the node). Difference from
- * Python: a count beyond 64 bits is damage (Python takes any integer).
+ * <p>{@link #parse} reads the record strictly (JSON.md): "format" first (an
+ * integer above 1 is a {@link FormatVersionException}, refused before
+ * anything else is read; any other value but 1 is damage), "node" the string
+ * its file is named for, integers "forgotten_at_ms", "batches", "rows" and
+ * "bytes" (0 .. 2^63 - 1, the range this reader holds), "lanes" a list of
+ * strings; unknown names are ignored. Anything else is damage: a
+ * {@link CommitLogException} naming the file and saying to restore it or
+ * delete it (which restores the node).
  */
 public record ForgottenNode(String node, long forgottenAtMs, long batches, long rows, long bytes,
                             List<String> lanes) {
@@ -48,43 +47,20 @@ public record ForgottenNode(String node, long forgottenAtMs, long batches, long 
     public static ForgottenNode parse(byte[] raw, String where, String node)
             throws CommitLogException, FormatVersionException {
         try {
-            JsonNode data;
-            try {
-                data = PyJson.parse(raw);
-            } catch (IOException notJson) {
-                throw new IllegalArgumentException(String.valueOf(notJson.getMessage()).lines()
-                        .findFirst().orElse("not JSON"));
-            }
-            if (!data.isObject()) {
-                throw new IllegalArgumentException("not a JSON object");
-            }
-            JsonNode format = data.get("format");
-            NewerFormat.refuse(format, "forgotten node record", where, FORMAT);
-            JsonNode named = data.get("node");
-            if (!PyJson.equalsOne(format) || named == null || !named.isTextual()
-                    || !named.textValue().equals(node)) {
-                throw new IllegalArgumentException("format " + PyRepr.reprOf(format) + " of node "
-                        + PyRepr.reprOf(named)
-                        + ", expected format " + FORMAT + " of node " + PyRepr.str(node));
+            JsonNode data = StrictJson.parse(raw);
+            StrictJson.format(data, FORMAT, "forgotten node record", where);
+            String named = StrictJson.string(data, "node");
+            if (!named.equals(node)) {
+                throw new IllegalArgumentException("it is the record of node " + Shown.text(named)
+                        + ", but its file is named for node " + Shown.text(node));
             }
             long[] counts = new long[COUNTS.length];
             for (int i = 0; i < COUNTS.length; i++) {
-                JsonNode value = required(data, COUNTS[i]);
-                if (!PyJson.isInt(value) || value.bigIntegerValue().bitLength() > 63) {
-                    throw wrongTypes();
-                }
-                counts[i] = value.longValue();
-            }
-            JsonNode lanes = required(data, "lanes");
-            if (!lanes.isArray()) {
-                throw wrongTypes();
+                counts[i] = StrictJson.whole(data, COUNTS[i]);
             }
             List<String> names = new ArrayList<>();
-            for (JsonNode lane : lanes) {
-                if (!lane.isTextual()) {
-                    throw wrongTypes();
-                }
-                names.add(lane.textValue());
+            for (JsonNode lane : StrictJson.array(data, "lanes")) {
+                names.add(StrictJson.stringValue(lane, "an item of \"lanes\""));
             }
             return new ForgottenNode(node, counts[0], counts[1], counts[2], counts[3], names);
         } catch (IllegalArgumentException damage) {
@@ -102,7 +78,7 @@ public record ForgottenNode(String node, long forgottenAtMs, long batches, long 
      * that cannot be read or parsed fails the whole read (see {@link #parse}).
      */
     static Map<String, ForgottenNode> readAll(CommitLog log) throws CommitLogException, FormatVersionException {
-        Map<String, ForgottenNode> found = new TreeMap<>(PythonRepr::compareCodePoints);
+        Map<String, ForgottenNode> found = new TreeMap<>(CodePoints::compare);
         String folder = log.base() + "/" + FOLDER;
         for (String name : log.list(folder, false)) {
             if (!name.endsWith(".json")) {
@@ -118,22 +94,10 @@ public record ForgottenNode(String node, long forgottenAtMs, long batches, long 
         return Collections.unmodifiableMap(found);
     }
 
-    private static JsonNode required(JsonNode data, String key) {
-        JsonNode value = data.get(key);
-        if (value == null) {
-            throw new IllegalArgumentException("'" + key + "'");       // Python's KeyError
-        }
-        return value;
-    }
-
-    private static IllegalArgumentException wrongTypes() {
-        return new IllegalArgumentException("counts must be whole numbers and lanes a list of names");
-    }
-
     /**
      * The WARNING a reader logs when it finds the root of {@code node}, a
-     * forgotten node, live on {@code hosts} (Python's {@code
-     * forgotten.quarantined}): its lanes stay out of the read.
+     * forgotten node, live on {@code hosts} (COMMIT_LOG.md, "Forgotten
+     * nodes": quarantined): its lanes stay out of the read.
      */
     public static String quarantined(String path, String node, Collection<String> hosts) {
         String on = String.join(", ", new TreeSet<>(hosts));

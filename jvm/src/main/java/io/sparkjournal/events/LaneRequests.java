@@ -2,8 +2,8 @@ package io.sparkjournal.events;
 
 import io.sparkjournal.journal.InsideLane;
 import io.sparkjournal.journal.PathOutsideException;
-import io.sparkjournal.journal.PythonRepr;
-import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import io.sparkjournal.journal.CodePoints;
+import io.sparkjournal.journal.StrictJson;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sparkjournal.format.FormatVersionException;
@@ -17,21 +17,20 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The requests maintenance left for a lane's writer (events/requests.py):
+ * The requests maintenance left for a lane's writer (EVENTS.md):
  * {@code <lane>/requests/<ns, 20 digits>-<random>.json}, each a JSON object
  * {"format": 1, "kind": ..., ...} written atomically and removed once carried
  * out. A reader reads them (before the lane's records) because a pending
  * delete is already visible ({@link DeleteRequests}). Nothing in them is
  * evaluated; the files are only read, never removed here.
  *
- * <p>{@link #pending} lists them as Python's {@code pending} does: names ending
- * in ".json" in code point order; a file gone since the listing is skipped; a
- * missing folder means none. Errors: the folder or a file leading outside the
- * lane is {@link PathOutsideException}; a file that is not JSON, or not an
- * object with "format" equal to 1 (1, 1.0, true) and a "kind", is
- * {@link RequestException}; an integer format above 1 is
- * {@link FormatVersionException}; a folder or file that cannot be read
- * otherwise is the IOException itself (Python's OSError escapes too).
+ * <p>{@link #pending} lists names ending in ".json" in code point order; a
+ * file gone since the listing is skipped; a missing folder means none. Each
+ * is read strictly (JSON.md): "format" first (an integer above 1 is
+ * {@link FormatVersionException}), then it must be 1 and "kind" a string
+ * (EVENTS.md, "Lane requests"), else {@link RequestException}. The folder or a file leading outside the
+ * lane is {@link PathOutsideException}; a folder or file that cannot be read
+ * otherwise is the IOException itself.
  */
 public final class LaneRequests {
 
@@ -41,10 +40,9 @@ public final class LaneRequests {
     /** One pending request: its file (under the folder's real path) and its JSON object. */
     public record Request(Path path, ObjectNode body) {
 
-        /** Its "kind" ("delete", "page"), or null if that is not a string. */
+        /** Its "kind" ("delete", "page", "drop-page"; a string, as read). */
         public String kind() {
-            JsonNode kind = body.get("kind");
-            return kind != null && kind.isTextual() ? kind.textValue() : null;
+            return body.get("kind").textValue();
         }
     }
 
@@ -56,7 +54,7 @@ public final class LaneRequests {
         String root = lane.toString();
         String folder = InsideLane.check(root, REQUESTS, "the lane requests folder");
         List<String> names = names(folder);
-        names.sort(PythonRepr::compareCodePoints);
+        names.sort(CodePoints::compare);
         List<Request> found = new ArrayList<>();
         for (String name : names) {
             String path = folder + "/" + name;
@@ -69,20 +67,14 @@ public final class LaneRequests {
             }
             JsonNode request;
             try {
-                request = PyJson.parse(raw);
-            } catch (IOException notJson) {
-                String detail = notJson instanceof StreamConstraintsException
-                        ? ((StreamConstraintsException) notJson).getOriginalMessage()
-                        : String.valueOf(notJson.getMessage()).split("\n", 2)[0];
-                throw new RequestException("lane request " + path + " is not valid JSON (" + detail
-                        + "); it was written atomically, so it is damaged: remove it and run the "
-                        + "maintenance job that wrote it again", notJson);
-            }
-            JsonNode format = request.isObject() ? request.get("format") : null;
-            NewerFormat.refuse(format, "lane request", path, FORMAT);
-            if (!request.isObject() || !PyJson.equalsOne(format) || !request.has("kind")) {
-                throw new RequestException("lane request " + path + " is not a format " + FORMAT
-                        + " request");
+                request = StrictJson.parse(raw);
+                StrictJson.format(request, FORMAT, "lane request", path);
+                StrictJson.string(request, "kind");
+            } catch (StrictJson.Refused damaged) {
+                throw new RequestException("lane request " + path + " is damaged ("
+                        + damaged.getMessage() + "); it was written atomically, so it cannot be"
+                        + " carried out: remove it and run the maintenance job that wrote it again",
+                        damaged);
             }
             found.add(new Request(Paths.get(path), (ObjectNode) request));
         }
@@ -96,7 +88,7 @@ public final class LaneRequests {
                 .isEmpty();
     }
 
-    /** The request file names in {@code folder} (events/requests.py: one .json each). */
+    /** The request file names in {@code folder} (one .json each). */
     private static List<String> names(String folder) throws IOException {
         List<String> names = new ArrayList<>();
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(Paths.get(folder))) {

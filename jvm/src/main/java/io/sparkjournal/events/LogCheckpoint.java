@@ -2,8 +2,9 @@ package io.sparkjournal.events;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sparkjournal.format.FormatVersionException;
-import io.sparkjournal.journal.PythonRepr;
-import java.io.IOException;
+import io.sparkjournal.journal.CodePoints;
+import io.sparkjournal.journal.Shown;
+import io.sparkjournal.journal.StrictJson;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -15,17 +16,18 @@ import java.util.Map;
  * COMMIT_LOG.md "Checkpoints"): every entry up to its {@code through} per
  * query, folded into per-query, per-lane and per-node state. Immutable.
  *
- * <p>{@link #parse} accepts a checkpoint only whole: "format" 1 (a whole
- * number above 1 is a {@link FormatVersionException}, refused before anything
- * else is read), "seq" equal to the number in its file name, every documented
- * field present with its type (whole numbers fitting 64 bits, counts not
- * negative), query names that can name a folder, committed ranges sorted and
- * disjoint ({@link TxRanges}), and queries, lanes and nodes sorted strictly
- * (code point order, so no duplicates). Lane "host" and "root" default as the
- * spec says when absent; a node's optional "bytes" and
- * "last_committed_at_ms" are 0 when absent, whole numbers when present. Unknown keys are ignored. Anything else is a
- * {@link CommitLogException} naming the file: damage, which the reader
- * reports and passes over ({@link Checkpoints}).
+ * <p>{@link #parse} reads a checkpoint strictly (JSON.md) and accepts it only
+ * whole (COMMIT_LOG.md, "Reader requirement"): "format" first (an integer
+ * above 1 is a {@link FormatVersionException}, refused before anything else
+ * is read; any other value but 1 is damage), "seq" equal to the number its
+ * file is named for, every field the spec lists present with its type
+ * (integers of 0 .. 2^63 - 1, the range this reader holds; a lane's "host"
+ * and "root" included), query names that can name a folder, committed ranges
+ * sorted and disjoint ({@link TxRanges}), and queries, lanes and nodes sorted
+ * strictly (code point order, so no repeats). A node's "bytes" and
+ * "last_committed_at_ms" are optional (absent: 0). Unknown names are ignored.
+ * Anything else is a {@link CommitLogException} naming the file: damage, which
+ * the reader reports and falls back from ({@link Checkpoints}).
  */
 public final class LogCheckpoint {
 
@@ -74,26 +76,13 @@ public final class LogCheckpoint {
     public static LogCheckpoint parse(byte[] raw, String where, long seq)
             throws CommitLogException, FormatVersionException {
         try {
-            JsonNode data;
-            try {
-                data = PyJson.parse(raw);
-            } catch (IOException notJson) {
-                throw new IllegalArgumentException("not JSON: " + String.valueOf(notJson.getMessage())
-                        .lines().findFirst().orElse(""));
-            }
-            if (!data.isObject()) {
-                throw new IllegalArgumentException("not a JSON object");
-            }
-            JsonNode format = data.get("format");
-            NewerFormat.refuse(format, "commit log checkpoint", where, FORMAT);
-            if (!PyJson.equalsOne(format)) {
-                throw new IllegalArgumentException("format " + PyRepr.reprOf(format) + ", expected " + FORMAT);
-            }
-            long found = whole(data, "seq", 0);
+            JsonNode data = StrictJson.parse(raw);
+            StrictJson.format(data, FORMAT, "commit log checkpoint", where);
+            long found = StrictJson.whole(data, "seq");
             if (found != seq) {
-                throw new IllegalArgumentException("seq " + found + " but the file is named for seq " + seq);
+                throw new IllegalArgumentException("its seq is " + found + " but its file is named for seq " + seq);
             }
-            return new LogCheckpoint(seq, whole(data, "written_at_ms", Long.MIN_VALUE),
+            return new LogCheckpoint(seq, StrictJson.whole(data, "written_at_ms"),
                     queries(list(data, "queries")), lanes(list(data, "lanes")), nodes(list(data, "nodes")));
         } catch (IllegalArgumentException wrong) {
             throw new CommitLogException("commit log checkpoint " + where + " is damaged ("
@@ -104,17 +93,18 @@ public final class LogCheckpoint {
     private static List<Query> queries(List<JsonNode> items) {
         List<Query> found = new ArrayList<>();
         for (JsonNode item : items) {
-            String name = text(item, "query");
+            String name = StrictJson.string(item, "query");
             try {
                 CommitLog.safeName(name);
             } catch (EventsException unusable) {
                 throw new IllegalArgumentException(unusable.getMessage());
             }
-            if (!found.isEmpty() && PythonRepr.compareCodePoints(found.get(found.size() - 1).query(), name) >= 0) {
-                throw new IllegalArgumentException("queries are not sorted by name: " + PyRepr.str(name));
+            if (!found.isEmpty() && CodePoints.compare(found.get(found.size() - 1).query(), name) >= 0) {
+                throw new IllegalArgumentException("its queries are not sorted by name, or repeat one, at "
+                        + Shown.text(name));
             }
-            found.add(new Query(name, whole(item, "through", 0), whole(item, "decided", 0),
-                    whole(item, "rows", 0), whole(item, "last_committed_at_ms", Long.MIN_VALUE)));
+            found.add(new Query(name, StrictJson.whole(item, "through"), StrictJson.whole(item, "decided"),
+                    StrictJson.whole(item, "rows"), StrictJson.whole(item, "last_committed_at_ms")));
         }
         return found;
     }
@@ -122,20 +112,19 @@ public final class LogCheckpoint {
     private static List<Lane> lanes(List<JsonNode> items) {
         List<Lane> found = new ArrayList<>();
         for (JsonNode item : items) {
-            String node = text(item, "node");
-            String lane = text(item, "lane");
+            String node = StrictJson.string(item, "node");
+            String lane = StrictJson.string(item, "lane");
             if (!found.isEmpty()) {
                 Lane before = found.get(found.size() - 1);
-                int order = PythonRepr.compareCodePoints(before.node(), node);
-                if (order > 0 || order == 0 && PythonRepr.compareCodePoints(before.lane(), lane) >= 0) {
-                    throw new IllegalArgumentException("lanes are not sorted by (node, lane): "
-                            + PyRepr.str(node) + " " + PyRepr.str(lane));
+                int order = CodePoints.compare(before.node(), node);
+                if (order > 0 || order == 0 && CodePoints.compare(before.lane(), lane) >= 0) {
+                    throw new IllegalArgumentException("its lanes are not sorted by (node, lane), or repeat one, at "
+                            + Shown.text(node) + " " + Shown.text(lane));
                 }
             }
-            String host = item.has("host") ? text(item, "host") : node.substring(node.lastIndexOf('@') + 1);
-            String root = item.has("root") ? text(item, "root") : "";
-            found.add(new Lane(node, host, root, lane, whole(item, "batches", 0), whole(item, "rows", 0),
-                    TxRanges.parse(item.get("committed"))));
+            found.add(new Lane(node, StrictJson.string(item, "host"), StrictJson.string(item, "root"), lane,
+                    StrictJson.whole(item, "batches"), StrictJson.whole(item, "rows"),
+                    TxRanges.parse(StrictJson.array(item, "committed"))));
         }
         return found;
     }
@@ -143,53 +132,22 @@ public final class LogCheckpoint {
     private static List<Node> nodes(List<JsonNode> items) {
         List<Node> found = new ArrayList<>();
         for (JsonNode item : items) {
-            String node = text(item, "node");
-            if (!found.isEmpty() && PythonRepr.compareCodePoints(found.get(found.size() - 1).node(), node) >= 0) {
-                throw new IllegalArgumentException("nodes are not sorted: " + PyRepr.str(node));
+            String node = StrictJson.string(item, "node");
+            if (!found.isEmpty() && CodePoints.compare(found.get(found.size() - 1).node(), node) >= 0) {
+                throw new IllegalArgumentException("its nodes are not sorted, or repeat one, at " + Shown.text(node));
             }
-            found.add(new Node(node, whole(item, "batches", 0), whole(item, "rows", 0),
-                    item.has("bytes") ? whole(item, "bytes", 0) : 0,
-                    item.has("last_committed_at_ms") ? whole(item, "last_committed_at_ms", Long.MIN_VALUE) : 0));
+            found.add(new Node(node, StrictJson.whole(item, "batches"), StrictJson.whole(item, "rows"),
+                    StrictJson.whole(item, "bytes", 0), StrictJson.whole(item, "last_committed_at_ms", 0)));
         }
         return found;
     }
 
     private static List<JsonNode> list(JsonNode data, String key) {
-        JsonNode value = data.get(key);
-        if (value == null || !value.isArray()) {
-            throw new IllegalArgumentException(key + " must be a list");
-        }
         List<JsonNode> items = new ArrayList<>();
-        for (JsonNode item : value) {
-            if (!item.isObject()) {
-                throw new IllegalArgumentException(key + " must be a list of objects, holds " + shown(item));
-            }
-            items.add(item);
+        for (JsonNode item : StrictJson.array(data, key)) {
+            items.add(StrictJson.requireObject(item, "an item of \"" + key + "\""));
         }
         return items;
-    }
-
-    private static String text(JsonNode item, String key) {
-        JsonNode value = item.get(key);
-        if (value == null || !value.isTextual()) {
-            throw new IllegalArgumentException("'" + key + "' must be a string in " + shown(item));
-        }
-        return value.textValue();
-    }
-
-    private static long whole(JsonNode item, String key, long least) {
-        JsonNode value = item.get(key);
-        if (!PyJson.isInt(value) || value.bigIntegerValue().bitLength() > 63 || value.longValue() < least) {
-            throw new IllegalArgumentException("'" + key + "' must be a whole number"
-                    + (least == 0 ? " of 0 or more" : "") + " fitting 64 bits in " + shown(item));
-        }
-        return value.longValue();
-    }
-
-    /** {@code value} as JSON, cut to 200 characters: a message names the place, not the whole file. */
-    private static String shown(JsonNode value) {
-        String text = value.toString();
-        return text.length() <= 200 ? text : text.substring(0, 200) + "...";
     }
 
     /** The checkpoint's seq; -1 for {@link #NONE}. */

@@ -1,7 +1,7 @@
 package io.sparkjournal.events;
 
 import io.sparkjournal.format.FormatVersionException;
-import io.sparkjournal.journal.PythonRepr;
+import io.sparkjournal.journal.CodePoints;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Set;
@@ -86,10 +86,10 @@ final class LogViewReader {
      */
     private Map<String, NavigableMap<Long, Decision>> entriesAfter(LogCheckpoint checkpoint, LogView from)
             throws EventsException, FormatVersionException {
-        Set<String> queries = new TreeSet<>(PythonRepr::compareCodePoints);
+        Set<String> queries = new TreeSet<>(CodePoints::compare);
         queries.addAll(log.queries());
         queries.addAll(checkpoint.queries().keySet());
-        Map<String, NavigableMap<Long, Decision>> into = new TreeMap<>(PythonRepr::compareCodePoints);
+        Map<String, NavigableMap<Long, Decision>> into = new TreeMap<>(CodePoints::compare);
         for (String query : queries) {
             LogCheckpoint.Query known = checkpoint.query(query);
             long through = known == null ? -1 : known.through();

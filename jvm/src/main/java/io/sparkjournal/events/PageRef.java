@@ -1,6 +1,7 @@
 package io.sparkjournal.events;
 
 import io.sparkjournal.format.Constants;
+import io.sparkjournal.journal.Shown;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.CharacterCodingException;
@@ -34,7 +35,8 @@ import java.util.regex.Pattern;
  * 80+n   8m   the record ids moved (u64), ascending
  * </pre>
  *
- * Damage, each a {@link PageRecordException} with Python's message: a body
+ * Damage, each a {@link PageRecordException} (EVENTS.md's kind; the message is
+ * this implementation's own): a body
  * shorter than its header, another magic or a version other than 1 (a newer
  * version is not told apart here, as in Python), a length other than the
  * header announces, a name not of the form, record ids not strictly ascending
@@ -81,7 +83,7 @@ public final class PageRef {
         int version = raw.get(4) & 0xff;
         if (!java.util.Arrays.equals(magic, MAGIC) || version != 1) {
             throw new PageRecordException("not a version 1 PAGE record (magic "
-                    + PyRepr.bytes(magic) + ", version " + version + ")");
+                    + Shown.bytes(magic) + ", version " + version + ")");
         }
         int nameLength = raw.getShort(6) & 0xffff;
         long count = raw.getInt(20) & 0xffffffffL;
@@ -119,7 +121,7 @@ public final class PageRef {
     /** PageRef's own rules (Python's __post_init__). */
     private void check() throws PageRecordException {
         if (!NAME.matcher(name).matches()) {
-            throw new PageRecordException("page file name " + PyRepr.str(name)
+            throw new PageRecordException("page file name " + Shown.text(name)
                     + " is not of the form page-<id>.parquet");
         }
         boolean ascending = recordIds.length > 0;

@@ -1,5 +1,6 @@
 package io.sparkjournal.events;
 
+import io.sparkjournal.journal.Shown;
 import io.sparkjournal.format.FormatVersionException;
 import io.sparkjournal.journal.AppendConfig;
 import io.sparkjournal.journal.CorruptJournalException;
@@ -32,8 +33,7 @@ import java.util.regex.Pattern;
  * <p>Lane choice: lanes are tried in number order from {@code lane-000}; each
  * folder is made if missing ({@code mkdir} is atomic: of two processes racing
  * for a new lane one makes it, and the lock decides who writes it); a lane that
- * is a symbolic link is refused (Python's {@code refuse_link}, same message,
- * as a JournalException: PathOutsideException cannot be made outside its
+ * is a symbolic link is refused (as a JournalException: PathOutsideException cannot be made outside its
  * package). A lane this writer cannot append to is released and skipped for
  * the next, with a WARNING on the "sparkjournal.task" logger naming the lane
  * and why, so one bad lane never blocks a node's writes:
@@ -122,7 +122,7 @@ public final class RootLanes {
     public static Path resolveRoot(String path, String host, String executor) throws EventsException {
         String resolved = path.replace("{host}", host).replace("{executor}", executor);
         if (resolved.contains("{") || resolved.contains("}")) {
-            throw new EventsException("journal path " + PyRepr.str(path) + " holds an unknown "
+            throw new EventsException("journal path " + Shown.text(path) + " holds an unknown "
                     + "placeholder; the known ones are {host}, {executor}");
         }
         return Paths.get(resolved).toAbsolutePath().normalize();
@@ -172,9 +172,9 @@ public final class RootLanes {
             String name = String.format("lane-%03d", number);
             Path lane = root.resolve(name);
             if (Files.isSymbolicLink(lane)) {
-                throw new JournalException("lane " + PyRepr.str(lane.toString()) + " of the journal "
-                        + PyRepr.str(root.toString()) + " is a symbolic link (to "
-                        + PyRepr.str(Files.readSymbolicLink(lane).toString()) + "), which "
+                throw new JournalException("lane " + Shown.text(lane.toString()) + " of the journal "
+                        + Shown.text(root.toString()) + " is a symbolic link (to "
+                        + Shown.text(Files.readSymbolicLink(lane).toString()) + "), which "
                         + "sparkjournal refuses: a lane must be a real folder. Replace the link "
                         + "by the folder it points to, or remove it");
             }

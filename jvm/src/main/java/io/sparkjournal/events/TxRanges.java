@@ -1,7 +1,7 @@
 package io.sparkjournal.events;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.math.BigInteger;
+import io.sparkjournal.journal.StrictJson;
 import java.util.Arrays;
 
 /**
@@ -12,8 +12,6 @@ import java.util.Arrays;
  */
 public final class TxRanges {
 
-    private static final BigInteger U64_MAX = BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
-
     /** first0, last0, first1, last1, ... ascending (unsigned), disjoint. */
     private final long[] bounds;
 
@@ -22,8 +20,8 @@ public final class TxRanges {
     }
 
     /**
-     * The ranges {@code value} holds: a list of two-element lists of whole
-     * numbers in 0 .. 2^64 - 1, first &le; last, each range above the one
+     * The ranges {@code value} holds: a list of two-element lists of
+     * integers in 0 .. 2^64 - 1 (JSON.md), first &le; last, each range above the one
      * before it. Anything else is an IllegalArgumentException saying what is
      * wrong (the checkpoint's reader reports it as damage). Adjacent ranges
      * left unmerged are accepted: they name the same transactions.
@@ -54,12 +52,7 @@ public final class TxRanges {
     }
 
     private static long txId(JsonNode value) {
-        if (!PyJson.isInt(value) || value.bigIntegerValue().signum() < 0
-                || value.bigIntegerValue().compareTo(U64_MAX) > 0) {
-            throw new IllegalArgumentException("committed tx id " + value
-                    + " is not a whole number in 0 .. 2^64 - 1");
-        }
-        return value.bigIntegerValue().longValue();
+        return StrictJson.u64Value(value, "a committed tx id");
     }
 
     /** Whether {@code tx} (a u64) lies in one of the ranges. */

@@ -1,25 +1,16 @@
 package io.sparkjournal.events;
 
-import io.sparkjournal.journal.PythonText;
-
-import java.nio.charset.StandardCharsets;
+import io.sparkjournal.journal.CanonicalJson;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
- * The writing side of {@link BatchXid}: the XID bytes a task's PREPARE carries,
- * exactly as Python's {@code BatchXid.encode} (events/xid.py) makes them, so a
- * lane a JVM task wrote holds the very bytes a Python task would have written:
- *
- * <pre>json.dumps({"kind": "sparkjournal-2pc", **asdict(xid)}, sort_keys=True).encode()</pre>
- *
- * That is: the keys in sorted order (attempt, batch, epoch, kind, log,
- * partition, prepared_at_ms, query, task; each written even when 0), {@code ", "} between items and {@code ": "} after keys,
- * integers in decimal, strings with Python's {@code ensure_ascii} escapes
- * ({@code \" \\ \n \r \t \b \f}, every other character outside space..'~' as
- * {@code \}{@code uXXXX} in lower-case hex, characters beyond the BMP as their
- * UTF-16 surrogate pair). The result is pure ASCII.
- *
- * <p>A string holding an unpaired surrogate is escaped as Python escapes one
- * (it cannot come from a Spark query id or a path, which are valid Unicode).
+ * The writing side of {@link BatchXid}: the XID bytes a task's PREPARE carries
+ * (COMMIT_LOG.md, "XIDs"), in the canonical form of JSON.md ("Writer
+ * requirements"), every field written even when 0. Any reader of the spec
+ * reads back the same values; the bytes need not equal another
+ * implementation's. A string holding a lone surrogate (not text; a Spark
+ * query id or a path never holds one) is an IllegalArgumentException.
  */
 public final class XidEncoder {
 
@@ -32,28 +23,19 @@ public final class XidEncoder {
                 xid.task(), xid.epoch(), xid.preparedAtMs());
     }
 
-    /** The XID bytes of these fields (Python's BatchXid(log, query, batch, partition,
-     *  attempt, task, epoch, prepared_at_ms).encode()). */
+    /** The XID bytes of these fields. */
     public static byte[] encode(String log, String query, long batch, long partition, long attempt,
                                 long task, long epoch, long preparedAtMs) {
-        StringBuilder out = new StringBuilder(144 + log.length() + query.length());
-        out.append("{\"attempt\": ").append(attempt);
-        out.append(", \"batch\": ").append(batch);
-        out.append(", \"epoch\": ").append(epoch);
-        out.append(", \"kind\": ");
-        string(out, BatchXid.MAGIC);
-        out.append(", \"log\": ");
-        string(out, log);
-        out.append(", \"partition\": ").append(partition);
-        out.append(", \"prepared_at_ms\": ").append(preparedAtMs);
-        out.append(", \"query\": ");
-        string(out, query);
-        out.append(", \"task\": ").append(task);
-        out.append('}');
-        return out.toString().getBytes(StandardCharsets.US_ASCII);
-    }
-
-    private static void string(StringBuilder out, String text) {
-        PythonText.string(text, out);
+        Map<String, Object> xid = new LinkedHashMap<>();
+        xid.put("kind", BatchXid.MAGIC);
+        xid.put("log", log);
+        xid.put("query", query);
+        xid.put("batch", batch);
+        xid.put("epoch", epoch);
+        xid.put("partition", partition);
+        xid.put("attempt", attempt);
+        xid.put("task", task);
+        xid.put("prepared_at_ms", preparedAtMs);
+        return CanonicalJson.bytes(xid);
     }
 }

@@ -1,37 +1,36 @@
 package io.sparkjournal.journal;
 
-import io.sparkjournal.format.FormatVersionException;
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.math.BigInteger;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.zip.CRC32C;
 
 /**
  * A lane's compaction control file {@code compact.ctl} (FORMAT.md,
- * "Compaction"; Python: journal/swap.py ControlFile.decode): a compaction
- * whose swap is committed but maybe not finished. JSON
- * {@code {"format": 1, "generation": N, "old": [[name, id], ...], "new": [[name, id], ...],
- * "crc32c": C}}, C the CRC-32C of the object without "crc32c" in Python's
- * canonical form.
+ * "Compaction"): a compaction whose swap is committed but maybe not finished.
+ * JSON {@code {"format": 1, "generation": N, "old": [[name, id], ...],
+ * "new": [[name, id], ...], "crc32c": C}}, C the CRC-32C of the canonical form
+ * (JSON.md, "Writer requirements") of the other four fields.
  *
- * <p>Decoding checks, in Python's order: the text parses as JSON; a "format"
- * that is an integer above {@link #FORMAT} is refused with
- * FormatVersionException before anything else of it is read; "crc32c" is
- * present and matches; "format" equals 1; generation and pairs convert; every
- * old name is a data file name without a separator, and every new name is an
- * old one. Any failure but the newer format throws CorruptJournalException
- * naming the control file at offset 0: the file is written atomically, so it
- * can only be damaged, and then neither file set can be trusted alone.
+ * <p>Decoding reads the file strictly (JSON.md): "format" first (an integer
+ * above {@link #FORMAT} is FormatVersionException before anything else is
+ * looked at); then "generation" (u64 within a long), "old" and "new" (lists of
+ * [string, u64] pairs) and "crc32c" (0 .. 2^32 - 1) with their types; then the
+ * CRC over the canonical form of those values (never over the file's bytes,
+ * so whitespace and name order do not matter; unknown names are ignored and
+ * not covered); then every old name is a data file name without a separator
+ * and every new name is an old one. Any failure but the newer format throws
+ * CorruptJournalException naming the control file at offset 0: the file is
+ * written atomically, so it can only be damaged, and then neither file set can
+ * be trusted alone.
  */
 public final class ControlFile {
 
@@ -66,37 +65,25 @@ public final class ControlFile {
     /** Decodes the bytes of a control file; {@code path} names it in errors. */
     public static ControlFile decode(byte[] raw, String path) throws IOException {
         try {
-            Object parsed = JsonText.parse(text(raw));
-            if (!(parsed instanceof Map)) {
-                throw new IllegalArgumentException("'" + typeName(parsed)
-                        + "' object has no attribute 'pop'");
-            }
-            @SuppressWarnings("unchecked")
-            Map<String, Object> data = (Map<String, Object>) parsed;
-            Object format = data.get("format");
-            if (format instanceof BigInteger
-                    && ((BigInteger) format).compareTo(BigInteger.valueOf(FORMAT)) > 0) {
-                throw new FormatVersionException("compaction control file", path,
-                        ((BigInteger) format).longValue(), FORMAT);
-            }
-            if (!data.containsKey("crc32c")) {
-                throw new IllegalArgumentException("'crc32c'");
-            }
-            Object crc = data.remove("crc32c");
+            JsonNode data = StrictJson.parse(raw);
+            StrictJson.format(data, FORMAT, "compaction control file", path);
+            long generation = StrictJson.whole(data, "generation");
+            List<Map.Entry<String, Long>> old = pairs(data, "old");
+            List<Map.Entry<String, Long>> added = pairs(data, "new");
+            long crc = StrictJson.integer(StrictJson.required(data, "crc32c"), "\"crc32c\"",
+                    0, 0xffffffffL);
+            Map<String, Object> covered = new LinkedHashMap<>();
+            covered.put("format", FORMAT);
+            covered.put("generation", generation);
+            covered.put("old", canonicalPairs(old));
+            covered.put("new", canonicalPairs(added));
             CRC32C expected = new CRC32C();
-            expected.update(PythonText.canonical(data).getBytes(StandardCharsets.UTF_8));
-            if (!pyEquals(crc, expected.getValue())) {
-                throw new IllegalArgumentException("checksum mismatch");
+            expected.update(CanonicalJson.bytes(covered));
+            if (crc != expected.getValue()) {
+                throw new IllegalArgumentException("its crc32c " + crc + " does not match its"
+                        + " contents (" + expected.getValue() + ")");
             }
-            if (!data.containsKey("format")) {
-                throw new IllegalArgumentException("'format'");
-            }
-            if (!pyEquals(format, FORMAT)) {
-                throw new IllegalArgumentException("format " + PythonText.repr(format)
-                        + ", expected " + FORMAT);
-            }
-            ControlFile control = new ControlFile(toInt(field(data, "generation")),
-                    pairs(field(data, "old")), pairs(field(data, "new")));
+            ControlFile control = new ControlFile(generation, old, added);
             List<String> oldNames = control.oldNames();
             for (String name : oldNames) {
                 if (!LaneFiles.isDataFileName(name) || name.indexOf('/') >= 0) {
@@ -109,13 +96,11 @@ public final class ControlFile {
                         "it names files that are not this lane's data files");
             }
             return control;
-        } catch (IllegalArgumentException | ClassCastException | StackOverflowError error) {
-            String why = error instanceof StackOverflowError ? "maximum recursion depth exceeded"
-                    : error.getMessage();
+        } catch (IllegalArgumentException error) {
             throw new CorruptJournalException(path, 0, "compaction control file is damaged ("
-                    + why + "). A compaction had committed its swap here, so neither the old"
-                    + " nor the new files can be trusted to be whole on their own: restore the"
-                    + " lane from a backup, or inspect it with `sparkjournal inspect`");
+                    + error.getMessage() + "). A compaction had committed its swap here, so neither"
+                    + " the old nor the new files can be trusted to be whole on their own: restore"
+                    + " the lane from a backup, or inspect it with `sparkjournal inspect`");
         }
     }
 
@@ -146,107 +131,27 @@ public final class ControlFile {
         return names;
     }
 
-    /** UTF-8 strictly (a leading BOM is dropped, as json.loads does for bytes). */
-    private static String text(byte[] raw) {
-        int skip = raw.length >= 3 && (raw[0] & 0xff) == 0xef && (raw[1] & 0xff) == 0xbb
-                && (raw[2] & 0xff) == 0xbf ? 3 : 0;
-        try {
-            return StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(raw, skip, raw.length - skip)).toString();
-        } catch (CharacterCodingException bad) {
-            throw new IllegalArgumentException("'utf-8' codec can't decode the control file");
-        }
-    }
-
-    private static Object field(Map<String, Object> data, String key) {
-        if (!data.containsKey(key)) {
-            throw new IllegalArgumentException("'" + key + "'");
-        }
-        return data.get(key);
-    }
-
-    /** Python's {@code ==} between a JSON value and an integer (True == 1, 1.0 == 1). */
-    private static boolean pyEquals(Object value, long number) {
-        if (value instanceof BigInteger) {
-            return value.equals(BigInteger.valueOf(number));
-        }
-        if (value instanceof Boolean) {
-            return number == (((Boolean) value) ? 1 : 0);
-        }
-        return value instanceof Double && (Double) value == (double) number;
-    }
-
-    /**
-     * Python's {@code int(value)} for a JSON value, limited to 64 bits (a long, a u64
-     * read unsigned): Python takes any size, this refuses a bigger one as damage.
-     */
-    private static long toInt(Object value) {
-        BigInteger number;
-        if (value instanceof BigInteger) {
-            number = (BigInteger) value;
-        } else if (value instanceof Boolean) {
-            number = ((Boolean) value) ? BigInteger.ONE : BigInteger.ZERO;
-        } else if (value instanceof Double) {
-            double d = (Double) value;
-            if (Double.isNaN(d) || Double.isInfinite(d)) {
-                throw new IllegalArgumentException("cannot convert float " + PythonText.repr(value)
-                        + " to integer");
-            }
-            number = new java.math.BigDecimal(d).toBigInteger();
-        } else if (value instanceof String) {
-            String s = ((String) value).strip();
-            if (!s.matches("[+-]?[0-9]+(_[0-9]+)*")) {
-                throw new IllegalArgumentException("invalid literal for int() with base 10: "
-                        + PythonText.repr(value));
-            }
-            number = new BigInteger(s.replace("_", "").replace("+", ""));
-        } else {
-            throw new IllegalArgumentException("int() argument must be a string, a bytes-like"
-                    + " object or a real number, not '" + typeName(value) + "'");
-        }
-        if (number.bitLength() > (number.signum() < 0 ? 63 : 64)) {
-            throw new IllegalArgumentException("int " + number + " does not fit 64 bits");
-        }
-        return number.longValue();
-    }
-
-    /** [[name, id], ...] as (str(name), int(id)) pairs. */
-    private static List<Map.Entry<String, Long>> pairs(Object value) {
-        if (!(value instanceof List)) {
-            throw new IllegalArgumentException("expected a list of [name, file id] pairs, not "
-                    + PythonText.repr(value));
-        }
+    /** The field {@code name}: a list of [name, file id] pairs, a string and a u64. */
+    private static List<Map.Entry<String, Long>> pairs(JsonNode data, String name) {
         List<Map.Entry<String, Long>> out = new ArrayList<>();
-        for (Object item : (List<?>) value) {
-            if (!(item instanceof List) || ((List<?>) item).size() != 2) {
-                throw new IllegalArgumentException("expected a [name, file id] pair, not "
-                        + PythonText.repr(item));
+        for (JsonNode item : StrictJson.array(data, name)) {
+            if (!item.isArray() || item.size() != 2) {
+                throw new IllegalArgumentException("\"" + name + "\" holds " + StrictJson.kind(item)
+                        + " where a [name, file id] pair belongs");
             }
-            Object name = ((List<?>) item).get(0);
-            out.add(Map.entry(name instanceof String ? (String) name : PythonText.repr(name),
-                    toInt(((List<?>) item).get(1))));
+            out.add(Map.entry(StrictJson.stringValue(item.get(0), "a file name in \"" + name + "\""),
+                    StrictJson.u64Value(item.get(1), "a file id in \"" + name + "\"")));
         }
         return out;
     }
 
-    private static String typeName(Object value) {
-        if (value instanceof List) {
-            return "list";
+    private static List<Object> canonicalPairs(List<Map.Entry<String, Long>> pairs) {
+        List<Object> out = new ArrayList<>();
+        for (Map.Entry<String, Long> pair : pairs) {
+            long id = pair.getValue();
+            out.add(List.of(pair.getKey(), id >= 0 ? (Object) id
+                    : new BigInteger(Long.toUnsignedString(id))));
         }
-        if (value instanceof String) {
-            return "str";
-        }
-        if (value instanceof BigInteger) {
-            return "int";
-        }
-        if (value instanceof Double) {
-            return "float";
-        }
-        if (value instanceof Boolean) {
-            return "bool";
-        }
-        return value == JsonText.NULL ? "NoneType" : "dict";
+        return out;
     }
 }

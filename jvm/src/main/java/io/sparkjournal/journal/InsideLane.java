@@ -13,8 +13,8 @@ import java.util.Map;
  * {@code lane/relative}, with {@code ..} and every symbolic link resolved as
  * {@code os.path.realpath} resolves them (a part that does not exist is kept
  * as written, a link loop is left unresolved), must be the lane's own real
- * location or below it. Otherwise {@link PathOutsideException} with Python's
- * message.
+ * location or below it. Otherwise {@link PathOutsideException} (the kind
+ * *outside* of JSON.md's "Error kinds"), naming the paths.
  */
 public final class InsideLane {
 
@@ -34,8 +34,8 @@ public final class InsideLane {
             }
             String plain = Paths.get(target).toAbsolutePath().normalize().toString();
             String how = !plain.equals(real) && !parent ? "through a symbolic link " : "";
-            throw new PathOutsideException(what, relative, lane, what + " " + PythonRepr.str(relative)
-                    + " leads " + how + "to " + PythonRepr.str(real) + ", outside the journal " + PythonRepr.str(lane)
+            throw new PathOutsideException(what, relative, lane, what + " " + Shown.text(relative)
+                    + " leads " + how + "to " + Shown.text(real) + ", outside the journal " + Shown.text(lane)
                     + "; sparkjournal only reads and writes inside its journal: name a folder "
                     + "inside it, without '..', absolute paths or symbolic links that lead out");
         }

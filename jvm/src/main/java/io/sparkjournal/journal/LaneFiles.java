@@ -26,7 +26,7 @@ import java.util.Set;
  *       naming {@code <name>}, offset 0). A damaged control file fails the
  *       listing (ControlFile).</li>
  * </ul>
- * Names are compared by Unicode code point, as Python sorts strings. Nothing
+ * Names are compared by Unicode code point ({@link CodePoints}). Nothing
  * is changed on disk; {@code .cmp} files without a control file are debris
  * and are not read.
  */
@@ -54,7 +54,7 @@ public final class LaneFiles {
                 names.add(entry.getFileName().toString());
             }
         }
-        names.sort(PythonRepr::compareCodePoints);
+        names.sort(CodePoints::compare);
         ControlFile control = names.contains(ControlFile.NAME) ? ControlFile.read(lane) : null;
         List<Path> paths = new ArrayList<>();
         if (control == null) {
@@ -73,7 +73,7 @@ public final class LaneFiles {
             }
         }
         List<String> newNames = new ArrayList<>(new HashSet<>(control.newNames()));
-        newNames.sort(PythonRepr::compareCodePoints);
+        newNames.sort(CodePoints::compare);
         for (String name : newNames) {
             if (present.contains(name + COMPACTING_SUFFIX)) {
                 paths.add(lane.resolve(name + COMPACTING_SUFFIX));

@@ -218,14 +218,14 @@ final class LaneLoader {
                 Layout.fileId32(header.fileId()), true).n() > 0;
     }
 
-    /** The reason as Python's BadHeader words it (its magic as a Python bytes literal). */
+    /** The reason a data file's header is refused: its magic shown in hex beside the expected one. */
     private static String badHeaderText(CorruptFileException bad, ByteBuffer raw) {
         if (!bad.detail().startsWith("magic ")) {
             return bad.detail();
         }
         byte[] magic = new byte[Layout.FILE_MAGIC.length];
         raw.duplicate().get(magic);
-        return "magic " + PythonText.bytesRepr(magic) + " is not "
-                + PythonText.bytesRepr(Layout.FILE_MAGIC);
+        return "magic " + Shown.bytes(magic) + " is not "
+                + Shown.bytes(Layout.FILE_MAGIC);
     }
 }

@@ -1,7 +1,7 @@
 package io.sparkjournal.spark;
 
-import io.sparkjournal.journal.PythonRepr;
 import io.sparkjournal.format.Constants;
+import io.sparkjournal.journal.CodePoints;
 import java.io.Serializable;
 import java.sql.Date;
 import java.sql.Timestamp;
@@ -186,7 +186,7 @@ final class RecordFilter implements Serializable {
             return Double.compare(x.doubleValue(), y.doubleValue());
         }
         if (a instanceof String x && b instanceof String y) {
-            return Integer.signum(PythonRepr.compareCodePoints(x, y));
+            return Integer.signum(CodePoints.compare(x, y));
         }
         return null;
     }

@@ -10,7 +10,8 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sparkjournal.TempFolder;
 import io.sparkjournal.format.FormatVersionException;
-import io.sparkjournal.journal.PythonRepr;
+import io.sparkjournal.journal.CodePoints;
+import io.sparkjournal.journal.StrictJson;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -127,8 +128,8 @@ public final class CommitLogGoldenTest {
         if (expected.has("lanes")) {
             ArrayNode list = found.putArray("lanes");
             List<CommittedLane> lanes = new ArrayList<>(CommittedLane.of(log.view()).values());
-            lanes.sort(Comparator.comparing(CommittedLane::node, PythonRepr::compareCodePoints)
-                    .thenComparing(CommittedLane::lane, PythonRepr::compareCodePoints));
+            lanes.sort(Comparator.comparing(CommittedLane::node, CodePoints::compare)
+                    .thenComparing(CommittedLane::lane, CodePoints::compare));
             for (CommittedLane lane : lanes) {
                 list.addObject().put("node", lane.node()).put("lane", lane.lane()).put("host", lane.host())
                         .put("root", lane.root()).put("batches", lane.batches())
@@ -145,14 +146,14 @@ public final class CommitLogGoldenTest {
         if (expected.has("last_decided")) {
             LogView view = log.view();
             ObjectNode decided = found.putObject("last_decided");
-            Set<String> queries = new TreeSet<>(PythonRepr::compareCodePoints);
+            Set<String> queries = new TreeSet<>(CodePoints::compare);
             queries.addAll(view.checkpoint().queries().keySet());
             queries.addAll(view.entries().keySet());
             for (String query : queries) {
                 decided.put(query, view.lastCommitted(query));
             }
         }
-        return (ObjectNode) PyJson.parse(PyJson.mapper().writeValueAsBytes(found));
+        return (ObjectNode) StrictJson.parse(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsBytes(found));
     }
 
     /** Adds to {@code wrong} one line per item of {@code found} that differs from {@code expected}'s. */
@@ -203,7 +204,7 @@ public final class CommitLogGoldenTest {
     }
 
     private static JsonNode expected(String name) throws IOException {
-        return PyJson.parse(Files.readAllBytes(golden().resolve(name).resolve("expected.json")));
+        return StrictJson.parse(Files.readAllBytes(golden().resolve(name).resolve("expected.json")));
     }
 
     /** The case's log copied into {@code into}: the folder a reader opens. */

@@ -13,8 +13,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** {@link CommitLogWriter} writes entries as Python's {@code CommitLog.record} does: the bytes of
- *  {@code Decision.to_json}, created exclusively, read back by {@link CommitLog} (the reader
+/** {@link CommitLogWriter} writes entries (COMMIT_LOG.md, "Entries") in JSON.md's canonical form,
+ *  created exclusively, read back by {@link CommitLog} (the reader
  *  {@link CommitLogGoldenTest} holds to the golden corpus); tests/test_jvm_write.py has Python
  *  read them. */
 public final class CommitLogWriterTest {
@@ -35,16 +35,15 @@ public final class CommitLogWriterTest {
         return tx;
     }
 
-    public static void testAnEntryHasTheBytesOfPythonsToJson() {
-        // printed by Python: Decision('q\u00e9', 3, 1700000000000, [tx], 2, False).to_json()
-        equal("{\"batch\": 3, \"committed_at_ms\": 1700000000000, \"epoch\": 2, \"format\": 1, "
-                + "\"query\": \"q\\u00e9\", \"txs\": [{\"bytes\": 80, \"host\": \"h\", \"lane\": "
-                + "\"lane-000\", \"node\": \"n1@h\", \"records\": 2, \"root\": \"/r\", \"rows\": 10, "
-                + "\"tx\": 5}]}", new String(CommitLogWriter.json("q\u00e9", 3, 1700000000000L,
-                List.of(tx()), 2, false), StandardCharsets.US_ASCII), "a commit entry of epoch 2");
-        equal("{\"aborted\": true, \"batch\": 4, \"committed_at_ms\": 1700000000001, \"format\": 1, "
-                + "\"query\": \"q\", \"txs\": []}", new String(CommitLogWriter.json("q", 4,
-                1700000000001L, List.of(), 0, true), StandardCharsets.US_ASCII), "an abort entry");
+    public static void testAnEntryIsCanonicalJson() {
+        equal("{\"batch\":3,\"committed_at_ms\":1700000000000,\"epoch\":2,\"format\":1,"
+                + "\"query\":\"q\u00e9\",\"txs\":[{\"bytes\":80,\"host\":\"h\",\"lane\":"
+                + "\"lane-000\",\"node\":\"n1@h\",\"records\":2,\"root\":\"/r\",\"rows\":10,"
+                + "\"tx\":5}]}", new String(CommitLogWriter.json("q\u00e9", 3, 1700000000000L,
+                List.of(tx()), 2, false), StandardCharsets.UTF_8), "a commit entry of epoch 2");
+        equal("{\"aborted\":true,\"batch\":4,\"committed_at_ms\":1700000000001,\"format\":1,"
+                + "\"query\":\"q\",\"txs\":[]}", new String(CommitLogWriter.json("q", 4,
+                1700000000001L, List.of(), 0, true), StandardCharsets.UTF_8), "an abort entry");
     }
 
     public static void testARecordedDecisionIsReadBackAndMakesItsBatchDone() throws Exception {

@@ -1,5 +1,6 @@
 package io.sparkjournal.events;
 
+import io.sparkjournal.journal.StrictJson;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -94,7 +95,7 @@ public final class EventsBodyTool {
                 ObjectNode line = JSON.objectNode();
                 line.put("rows", root.getRowCount());
                 line.put("nbytes", ArrowBytes.of(root));
-                line.set("stats", PyJson.parse(EventsStats.json(root)));
+                line.set("stats", StrictJson.parse(EventsStats.json(root)));
                 if (maxBodies != null) {
                     ObjectNode byBudget = line.putObject("pieces");
                     for (String budget : maxBodies) {
@@ -163,7 +164,7 @@ public final class EventsBodyTool {
     }
 
     private static void line(PrintStream out, JsonNode node) throws IOException {
-        out.println(PyJson.mapper().writer().with(JsonWriteFeature.ESCAPE_NON_ASCII)
+        out.println(new com.fasterxml.jackson.databind.ObjectMapper().writer().with(JsonWriteFeature.ESCAPE_NON_ASCII)
                 .writeValueAsString(node));
     }
 }

@@ -1,5 +1,6 @@
 package io.sparkjournal.events;
 
+import io.sparkjournal.journal.StrictJson;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -120,7 +121,7 @@ public final class EventsDump {
     }
 
     private static void line(PrintStream out, JsonNode node) throws IOException {
-        out.println(PyJson.mapper().writer()
+        out.println(new com.fasterxml.jackson.databind.ObjectMapper().writer()
                 .with(com.fasterxml.jackson.core.json.JsonWriteFeature.ESCAPE_NON_ASCII)
                 .writeValueAsString(node));
     }
@@ -130,7 +131,7 @@ public final class EventsDump {
     }
 
     static JsonNode u64(long value) {
-        return JSON.numberNode(PyJson.unsigned(value));
+        return JSON.numberNode(new java.math.BigInteger(Long.toUnsignedString(value)));
     }
 
     private static ArrayNode longs(long[] values, boolean unsigned) {
@@ -161,7 +162,7 @@ public final class EventsDump {
         Resolver resolver = new Resolver();
         for (String text : Files.readAllLines(Paths.get(cases))) {
             lines.add(attempt(() -> {
-                JsonNode spec = PyJson.parse(text.getBytes(StandardCharsets.UTF_8));
+                JsonNode spec = StrictJson.parse(text.getBytes(StandardCharsets.UTF_8));
                 TxRef ref = new TxRef(spec.get("node").textValue(), spec.get("lane").textValue(),
                         spec.get("tx").bigIntegerValue().longValue());
                 byte[] xid = HexFormat.of().parseHex(spec.get("xid").textValue());

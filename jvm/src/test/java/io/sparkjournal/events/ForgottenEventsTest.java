@@ -83,7 +83,7 @@ public final class ForgottenEventsTest {
                     + "'nodes': [{'node': 'n@h', 'batches': 1, 'rows': 1, " + field + "}]}").replace('\'', '"');
             contains(raises(CommitLogException.class, () -> LogCheckpoint.parse(
                     json.getBytes(StandardCharsets.UTF_8), "/log/_checkpoints/3.json", 3)).getMessage(),
-                    "/log/_checkpoints/3.json is damaged", "whole number");
+                    "/log/_checkpoints/3.json is damaged", field.substring(0, field.indexOf(':')).replace('\'', '"'));
         }
     }
 }

@@ -49,8 +49,6 @@ public final class ForgottenNodeTest {
         ForgottenNode found = parse(record(NODE).replace("}", ", 'later': 'ignored'}"), NODE);
         equal(new ForgottenNode(NODE, 1764249999000L, 2, 20, 3600, List.of("lane-000", "lane-001")), found,
                 "the record");
-        equal(NODE, parse("{'format': 1.0, 'node': 'n1@h1', 'forgotten_at_ms': 0, 'batches': 0, 'rows': 0, "
-                + "'bytes': 0, 'lanes': []}", NODE).node(), "format 1.0 is format 1, as in Python");
     }
 
     public static void testADamagedRecordNamesItsFileAndHowToRecover() throws Exception {
@@ -66,6 +64,10 @@ public final class ForgottenNodeTest {
             "{'format': 1, 'node': 'n1@h1', 'forgotten_at_ms': 0, 'batches': 0, 'rows': 0, 'bytes': 0, 'lanes': 'lane-000'}",
             "{'format': 1, 'node': 'n1@h1', 'forgotten_at_ms': 0, 'batches': 0, 'rows': 0, 'bytes': 0, 'lanes': [0]}",
             "{'format': 1, 'node': 'n1@h1', 'forgotten_at_ms': 0, 'batches': 0, 'rows': 0, 'bytes': 0}",
+            "{'format': 1.0, 'node': 'n1@h1', 'forgotten_at_ms': 0, 'batches': 0, 'rows': 0, 'bytes': 0, 'lanes': []}",
+            "{'format': true, 'node': 'n1@h1', 'forgotten_at_ms': 0, 'batches': 0, 'rows': 0, 'bytes': 0, 'lanes': []}",
+            "{'format': 1, 'node': 'n1@h1', 'forgotten_at_ms': 0, 'batches': 0, 'rows': 0, 'bytes': 0, 'lanes': null}",
+            "{'format': 1, 'node': 'n1@h1', 'forgotten_at_ms': 0, 'batches': 0, 'rows': 0, 'bytes': 0, 'lanes': []} []",
             "{'format': 1, 'node': 'n1@h1', 'forgotten_at_ms': 0, 'batches': 99999999999999999999, 'rows': 0, "
                 + "'bytes': 0, 'lanes': []}",
         };
@@ -75,15 +77,17 @@ public final class ForgottenNodeTest {
                     "restore it from a backup, or delete it to restore the node");
         }
         contains(raises(CommitLogException.class, () -> parse(damaged[2], NODE)).getMessage(),
-                "(format 0 of node 'n1@h1', expected format 1 of node 'n1@h1')");
-        contains(raises(CommitLogException.class, () -> parse(damaged[4], NODE)).getMessage(), "('forgotten_at_ms')");
+                "(its \"format\" is 0; this reader reads format 1)");
+        contains(raises(CommitLogException.class, () -> parse(damaged[4], NODE)).getMessage(),
+                "(\"forgotten_at_ms\" is missing)");
     }
 
     public static void testARecordOfAnotherNodeThanItsNameIsDamage() throws Exception {
         String message = raises(CommitLogException.class, () -> parse(record("n2@h2"), NODE)).getMessage();
-        contains(message, "of node 'n2@h2', expected format 1 of node 'n1@h1'", "delete it to restore the node");
+        contains(message, "it is the record of node \"n2@h2\", but its file is named for node \"n1@h1\"",
+                "delete it to restore the node");
         contains(raises(CommitLogException.class, () -> parse(record(NODE).replace("'n1@h1'", "7"), NODE))
-                .getMessage(), "of node 7, expected");
+                .getMessage(), "\"node\" is an integer, not a string");
     }
 
     public static void testANewerFormatIsRefusedAsSuch() {

@@ -55,7 +55,7 @@ final class LogFiles {
         Path file = log.resolve(query).resolve(String.format("%020d", batch)
                 + (epoch == 0 ? "" : "." + epoch) + ".json");
         Files.createDirectories(file.getParent());
-        Files.writeString(file, PyJson.mapper().writeValueAsString(entry));
+        Files.writeString(file, new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(entry));
         return file;
     }
 

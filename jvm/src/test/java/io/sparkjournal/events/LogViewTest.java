@@ -103,6 +103,30 @@ public final class LogViewTest {
         }
     }
 
+    public static void testADamagedNewestCheckpointWhosePredecessorIsMissingIsAnError() throws Exception {
+        try (TempFolder folder = new TempFolder()) {
+            Path base = folder.path();
+            checkpoint(base, 2, 4);
+            Path damaged = LogFiles.checkpoint(base, 4, "{'format': 1, 'seq': 3, 'written_at_ms': 1, "
+                    + "'queries': [], 'lanes': [], 'nodes': []}");
+            String message = raises(CommitLogException.class, () -> new CommitLog(base.toString()).view())
+                    .getMessage();
+            contains(message, damaged.toString(), "its seq is 3 but its file is named for seq 4",
+                    "00000000000000000003.json is missing", "restore");
+        }
+    }
+
+    public static void testACheckpointLaneWithoutItsRootIsDamagedAndTheOneBeforeStandsIn() throws Exception {
+        try (TempFolder folder = new TempFolder()) {
+            Path base = folder.path();
+            checkpoint(base, 0, 4);
+            LogFiles.checkpoint(base, 1, "{'format': 1, 'seq': 1, 'written_at_ms': 1, 'queries': [], "
+                    + "'nodes': [], 'lanes': [{'node': 'n@h', 'host': 'h', 'lane': 'lane-000', 'batches': 1, "
+                    + "'rows': 1, 'committed': [[1, 1]]}]}");
+            equal(0L, new CommitLog(base.toString()).view().checkpoint().seq(), "seq 0 stands in");
+        }
+    }
+
     public static void testCheckpointChecksRefuseDamage() throws Exception {
         String[] damaged = {
             "{'format': 1, 'seq': 7, 'written_at_ms': 1, 'queries': [], 'lanes': [], 'nodes': []}",
@@ -120,6 +144,15 @@ public final class LogViewTest {
                 + "'decided': 2, 'rows': 0, 'last_committed_at_ms': 5}], 'lanes': [], 'nodes': []}",
             "{'format': 1, 'seq': 2, 'written_at_ms': 1, 'queries': [{'query': 'q', 'through': '1', "
                 + "'decided': 2, 'rows': 0, 'last_committed_at_ms': 5}], 'lanes': [], 'nodes': []}",
+            "{'format': 1.0, 'seq': 2, 'written_at_ms': 1, 'queries': [], 'lanes': [], 'nodes': []}",
+            "{'format': true, 'seq': 2, 'written_at_ms': 1, 'queries': [], 'lanes': [], 'nodes': []}",
+            "{'format': 1, 'seq': 2, 'written_at_ms': 1, 'queries': [], 'lanes': [], 'nodes': []} x",
+            "{'format': 1, 'seq': 2, 'seq': 2, 'written_at_ms': 1, 'queries': [], 'lanes': [], 'nodes': []}",
+            "{'format': 1, 'seq': 2, 'written_at_ms': 1, 'queries': [], 'lanes': [], 'nodes': null}",
+            "{'format': 1, 'seq': 2, 'written_at_ms': 1, 'queries': [], 'nodes': [], 'lanes': [{'node': "
+                + "'n@h', 'host': 'h', 'lane': 'lane-000', 'batches': 1, 'rows': 1, 'committed': []}]}",
+            "{'format': 1, 'seq': 2, 'written_at_ms': 1, 'queries': [], 'nodes': [], 'lanes': [{'node': "
+                + "'n@h', 'root': '', 'lane': 'lane-000', 'batches': 1, 'rows': 1, 'committed': []}]}",
         };
         for (String text : damaged) {
             contains(raises(CommitLogException.class, () -> LogCheckpoint.parse(text.replace('\'', '"')
@@ -127,12 +160,13 @@ public final class LogViewTest {
                     "is damaged");
         }
         LogCheckpoint adjacent = LogCheckpoint.parse(("{'format': 1, 'seq': 2, 'written_at_ms': 1, "
-                + "'queries': [], 'nodes': [], 'lanes': [{'node': 'n@h', 'lane': 'lane-000', 'batches': 1, "
+                + "'queries': [], 'nodes': [], 'lanes': [{'node': 'n@h', 'host': 'h', 'root': '', "
+                + "'lane': 'lane-000', 'batches': 1, "
                 + "'rows': 1, 'committed': [[5, 9], [10, 18446744073709551615]]}]}").replace('\'', '"')
                 .getBytes(), "here", 2);
         LogCheckpoint.Lane lane = adjacent.lanes().get(new CommittedLane.Key("n@h", "lane-000"));
-        equal("h", lane.host(), "host defaults to the node id's part after '@'");
-        equal("", lane.root(), "root defaults to ''");
+        equal("h", lane.host(), "host");
+        equal("", lane.root(), "root");
         isTrue(adjacent.committed(new TxRef("n@h", "lane-000", -1L)), "tx 2^64 - 1 in [10, 2^64 - 1]");
         isTrue(!adjacent.committed(new TxRef("n@h", "lane-000", 4)), "tx 4 in no range");
     }

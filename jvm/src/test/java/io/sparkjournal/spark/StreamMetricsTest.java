@@ -6,7 +6,6 @@ import static io.sparkjournal.Expect.isTrue;
 import io.sparkjournal.TempFolder;
 import io.sparkjournal.events.EventsBodyWriter;
 import io.sparkjournal.events.ForgottenEvents;
-import io.sparkjournal.events.PyJson;
 import io.sparkjournal.events.TaskWrite;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -104,7 +103,7 @@ public final class StreamMetricsTest {
                 "rows", message.get("rows"));
         Path entry = log.resolve(query).resolve(String.format("%020d.json", 0));
         Files.createDirectories(entry.getParent());
-        Files.writeString(entry, PyJson.mapper().writeValueAsString(Map.of("format", 1, "query", query, "batch", 0,
+        Files.writeString(entry, new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(Map.of("format", 1, "query", query, "batch", 0,
                 "committed_at_ms", System.currentTimeMillis(), "txs", List.of(tx))));
     }
 }
