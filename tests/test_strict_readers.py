@@ -141,8 +141,11 @@ def test_a_checkpoint_laid_out_otherwise_reads_the_same():
     ({"nodes__bytes": "10"}, '"bytes" must be an integer'),
     ({"queries": {"q": 1}}, '"queries" must be a list'),
     ({"nodes": [["n@h", 1, 2]]}, "each of nodes must be an object"),
+    ({"queries": [{"query": "batch/write-1", "through": 0, "decided": 1, "rows": 1,
+                   "last_committed_at_ms": 5}]}, "cannot name a folder"),
+    ({"nodes__rows": 2**63}, '"rows" must be an integer from 0 to 9223372036854775807'),
 ], ids=["seq-string", "time-float", "batches-bool", "root-null", "range-float",
-        "bytes-string", "queries-object", "node-list"])
+        "bytes-string", "queries-object", "node-list", "query-not-a-folder", "rows-past-a-whole"])
 def test_a_checkpoint_with_a_mistyped_field_is_damaged_naming_it(changes, named):
     with pytest.raises(CheckpointDamage) as failure:
         parse_checkpoint(checkpoint_with(**changes), "_checkpoints/x.json", 4)
@@ -233,3 +236,11 @@ def test_refused_stats_leave_the_record_or_column_unpruned(raw, kept):
     outside = Predicate((Comparison("x", ">", 100), Comparison("y", ">", 100)))
     assert outside.may_match({}, stats, schema)              # nothing rules the record out
     assert not Predicate((Comparison("v", ">", 100),)).may_match({}, {"v": [1, 5]}, schema)
+
+
+def test_an_entry_name_past_a_whole_number_is_no_entry():
+    from sparkjournal.events.commit_log import parse_entry_name
+    assert parse_entry_name("09223372036854775807.json") == (2**63 - 1, 0)
+    assert parse_entry_name("09223372036854775808.json") is None
+    assert parse_entry_name("18446744073709551615.json") is None
+    assert parse_entry_name("00000000000000000003.9223372036854775808.json") is None

@@ -139,9 +139,9 @@ class Decision:
             aborted = sj.boolean(data, "aborted", False)
             if aborted and txs:
                 raise sj.JsonRefused("an abort entry names no transactions")
-            return cls(sj.string(data, "query"), sj.integer(data, "batch"),
-                       sj.integer(data, "committed_at_ms"), txs,
-                       sj.integer(data, "epoch", default=0), aborted)
+            return cls(sj.string(data, "query"), sj.whole(data, "batch"),
+                       sj.whole(data, "committed_at_ms"), txs,
+                       sj.whole(data, "epoch", default=0), aborted)
         except sj.JsonRefused as error:
             raise CommitLogError(f"commit log entry {where} is unreadable ({error}); it "
                                  f"must be a decision written by sparkjournal. Restore it "
@@ -160,7 +160,7 @@ def _checked_tx(entry) -> dict:
                 type(get("host", "")) is str and type(get("root", "")) is str and \
                 type(tx) is int and type(rows) is int and type(size) is int and \
                 type(records) is int and 0 <= min(tx, rows, size, records) and \
-                max(tx, rows, size, records) <= sj.U64:
+                tx <= sj.U64 and max(rows, size, records) <= sj.WHOLE:
             return entry
     if type(entry) is not dict:
         raise sj.JsonRefused(f"each of txs must be an object {{node, lane, tx, ...}}, "
@@ -169,7 +169,7 @@ def _checked_tx(entry) -> dict:
     for name in TX_STRINGS:
         sj.string(entry, name, None)
     for name in TX_COUNTS:
-        sj.integer(entry, name, default=0)
+        sj.whole(entry, name, default=0)
     return entry
 
 
@@ -186,18 +186,20 @@ def entry_name(batch: int, epoch: int = 0) -> str:
 
 
 def parse_entry_name(name: str) -> tuple[int, int] | None:
-    """(batch, epoch) of an entry's file name; None for any other name."""
+    """(batch, epoch) of an entry's file name; None for any other name (a
+    batch or epoch past 2^63-1 included: no writer names one, COMMIT_LOG.md)."""
     if not name.endswith(".json"):
         return None
     parts = name[:-5].split(".")
     if not (parts[0].isascii() and parts[0].isdigit()) or len(parts) > 2:
         return None
+    batch = int(parts[0])
     if len(parts) == 1:
-        return int(parts[0]), 0
+        return (batch, 0) if batch <= sj.WHOLE else None
     epoch = parts[1]
     if not epoch.isdigit() or epoch.startswith("0") or not epoch.isascii():
         return None
-    return int(parts[0]), int(epoch)
+    return (batch, int(epoch)) if max(batch, int(epoch)) <= sj.WHOLE else None
 
 
 def safe_name(query: str) -> str:

@@ -60,7 +60,7 @@ def parse(raw: bytes, where: str, node: str) -> ForgottenNode:
         if sj.string(data, "node") != node:
             raise sj.JsonRefused(f"it names node {sj.show(data['node'])}, not {sj.show(node)} "
                                  f"its file is named for")
-        counts = [sj.integer(data, name) for name in ("forgotten_at_ms", "batches", "rows", "bytes")]
+        counts = [sj.whole(data, name) for name in ("forgotten_at_ms", "batches", "rows", "bytes")]
         lanes = sj.array(data, "lanes")
         if not all(type(lane) is str for lane in lanes):
             raise sj.JsonRefused("lanes must be a list of lane names")

@@ -16,6 +16,7 @@ import bisect
 import dataclasses
 import json
 
+from ..config_keys import one_path_segment
 from ..errors import FormatVersionError
 from ..format import strict_json as sj
 from .commit_log import CommitLogError, Decision
@@ -159,13 +160,15 @@ def parse(raw: bytes, where: str, seq: int | None = None) -> Checkpoint:
         raise FormatVersionError(where, found, FORMAT, "commit log checkpoint")
     try:
         sj.format_of(data, FORMAT)
-        made = Checkpoint(sj.integer(data, "seq"), sj.integer(data, "written_at_ms"))
+        made = Checkpoint(sj.whole(data, "seq"), sj.whole(data, "written_at_ms"))
         if seq is not None and made.seq != seq:
             raise sj.JsonRefused(f"seq {made.seq} in a file named for seq {seq}")
         for entry in _objects(data, "queries"):
+            if not one_path_segment(sj.string(entry, "query")):
+                raise sj.JsonRefused(f"query {sj.show(entry['query'])} cannot name a folder")
             made.queries[sj.string(entry, "query")] = QueryState(
-                sj.integer(entry, "through"), sj.integer(entry, "decided"),
-                sj.integer(entry, "rows"), sj.integer(entry, "last_committed_at_ms"))
+                sj.whole(entry, "through"), sj.whole(entry, "decided"),
+                sj.whole(entry, "rows"), sj.whole(entry, "last_committed_at_ms"))
         for entry in _objects(data, "lanes"):
             ranges = sj.array(entry, "committed")
             if not all(type(r) is list and len(r) == 2 and sj.is_integer(r[0]) and
@@ -176,14 +179,14 @@ def parse(raw: bytes, where: str, seq: int | None = None) -> Checkpoint:
                 raise sj.JsonRefused("committed ranges must be sorted and disjoint")
             lane = LaneState(sj.string(entry, "node"), sj.string(entry, "host"),
                              sj.string(entry, "root"), sj.string(entry, "lane"),
-                             sj.integer(entry, "batches"), sj.integer(entry, "rows"),
+                             sj.whole(entry, "batches"), sj.whole(entry, "rows"),
                              [list(r) for r in ranges])
             made.lanes[(lane.node, lane.lane)] = lane
         for entry in _objects(data, "nodes"):
             made.nodes[sj.string(entry, "node")] = NodeState(
-                sj.integer(entry, "batches"), sj.integer(entry, "rows"),
-                sj.integer(entry, "bytes", default=0),
-                sj.integer(entry, "last_committed_at_ms", default=0))
+                sj.whole(entry, "batches"), sj.whole(entry, "rows"),
+                sj.whole(entry, "bytes", default=0),
+                sj.whole(entry, "last_committed_at_ms", default=0))
         for name, keys in (("queries", list(made.queries)), ("lanes", list(made.lanes)),
                            ("nodes", list(made.nodes))):
             if len(keys) != len(data[name]) or keys != sorted(keys):

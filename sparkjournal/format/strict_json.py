@@ -23,6 +23,7 @@ import re
 
 MAX_DEPTH = 32
 U64 = (1 << 64) - 1
+WHOLE = (1 << 63) - 1              # a *whole number* of COMMIT_LOG.md: batches, epochs, counts, times
 MISSING = object()                  # a getter's default: the field is required
 
 
@@ -156,6 +157,11 @@ def integer(where: dict, name: str, lo: int = 0, hi: int = U64, default=MISSING)
     if type(value) is int and lo <= value <= hi:
         return value
     raise JsonRefused(f'"{name}" must be an integer from {lo} to {hi}, not {show(value)}')
+
+
+def whole(where: dict, name: str, default=MISSING) -> int:
+    """Field ``name``: a whole number, 0 .. 2^63-1 (batches, epochs, counts, times)."""
+    return integer(where, name, 0, WHOLE, default)
 
 
 def is_integer(value, lo: int = 0, hi: int = U64) -> bool:
