@@ -29,6 +29,7 @@ import os
 import sys
 
 from ..config import load_config
+from ..errors import FormatVersionError
 from ..events.page_records import PAGES, PageRecordError, holds_events, live_page_records
 from ..format import layout
 from ..journal.large import FOLDER as LARGE_FOLDER, SUFFIX as LARGE_SUFFIX
@@ -116,7 +117,7 @@ def describe_pages(lane_dir: str, config, loaded) -> dict:
     listed, error = [], None
     try:
         live = live_page_records(JournalSnapshot(lane_dir, config, loaded))   # files stay open
-    except PageRecordError as bad:
+    except (PageRecordError, FormatVersionError) as bad:
         live, error = [], f"a PAGE record does not decode ({bad}); run sparkjournal verify"
     for record_id, ref in live:
         listed.append({"name": ref.name, "state": "live", "page_record": record_id,

@@ -29,6 +29,7 @@ IPC_OVERHEAD = 4096          # schema message, framing and padding per record, g
 RECORD_BYTES = 4 << 20       # the largest piece, where data files are large enough
 _CONTINUATION = 0xFFFFFFFF
 _MESSAGE_PREFIX = struct.Struct("<Ii")   # continuation marker, metadata length
+_BATCH_MAX = (1 << 63) - 1               # EVENTS.md: a batch tag is in 0..2^63-1
 
 
 def tag(batch: pa.RecordBatch, query: str, batch_id: int) -> pa.RecordBatch:
@@ -65,7 +66,9 @@ def split_body(body) -> tuple[pa.Schema, pa.ipc.Message]:
     """(the stored schema, with the record's metadata; the batch message, not
     yet decoded) of an EVENTS body. Reads the two IPC messages where they lie:
     no stream reader per record (it cost ~3x as much at 2,000 rows per record).
-    Raises pyarrow.ArrowInvalid for a body that is not an IPC stream."""
+    Raises pyarrow.ArrowInvalid (EVENTS.md's *damaged*) for a body that is
+    not an IPC stream, whose second message is not a RecordBatch, or whose
+    RecordBatch is compressed (no writer compresses; EVENTS.md)."""
     buffer = pa.py_buffer(body)
     if buffer.size < _MESSAGE_PREFIX.size:
         raise pa.ArrowInvalid(f"an events body of {buffer.size} bytes is not an Arrow IPC stream")
@@ -73,15 +76,66 @@ def split_body(body) -> tuple[pa.Schema, pa.ipc.Message]:
     # the stream format since Arrow 0.15: a continuation marker, then the length
     end = _MESSAGE_PREFIX.size + length if marker == _CONTINUATION else 4 + marker
     schema = pa.ipc.read_schema(pa.ipc.read_message(buffer))
-    return schema, pa.ipc.read_message(buffer.slice(end))
+    message = pa.ipc.read_message(buffer.slice(end))
+    if message.type != "record batch":
+        raise pa.ArrowInvalid(f"an events body's second message is a {message.type}, "
+                              f"not a record batch")
+    if _compressed(message):
+        raise pa.ArrowInvalid("an events body's record batch is compressed: no writer of "
+                              "this format compresses (EVENTS.md), the body is damaged")
+    return schema, message
+
+
+def _compressed(message: pa.ipc.Message) -> bool:
+    """Whether a RecordBatch message names a body compression: its Message
+    flatbuffer's header (field 2), a RecordBatch table, has field 3
+    (``compression``) set. pyarrow checked the flatbuffer when it read the
+    message; a table it cannot walk is refused as damaged all the same."""
+    meta = message.metadata
+    try:
+        header_at = _field_at(meta, struct.unpack_from("<I", meta, 0)[0], 2)
+        if header_at is None:
+            raise pa.ArrowInvalid("an events body's record batch message has no header")
+        header = header_at + struct.unpack_from("<I", meta, header_at)[0]
+        return _field_at(meta, header, 3) is not None
+    except struct.error:
+        raise pa.ArrowInvalid("an events body's record batch message is not a flatbuffer "
+                              "Arrow can have read") from None
+
+
+def _field_at(buffer, table: int, index: int) -> int | None:
+    """Where field ``index`` of the flatbuffer table at ``table`` lies, None if absent."""
+    vtable = table - struct.unpack_from("<i", buffer, table)[0]
+    size = struct.unpack_from("<H", buffer, vtable)[0]
+    if 4 + 2 * index + 2 > size:
+        return None
+    offset = struct.unpack_from("<H", buffer, vtable + 4 + 2 * index)[0]
+    return table + offset if offset else None
 
 
 def batch_of(schema: pa.Schema) -> tuple[str | None, int | None]:
-    """(query, batch id) a record's stored schema names (None: an untagged body)."""
+    """(query, batch id) a record's stored schema names; (None, None) for an
+    untagged body (no query, an empty one, or no batch id: EVENTS.md). Raises
+    pyarrow.ArrowInvalid (*damaged*) for a query that is not UTF-8 or a batch
+    id that is not ASCII decimal digits of a value in 0..2^63-1 (``int()``'s
+    signs, spaces, underscores and non-ASCII digits are refused)."""
     metadata = schema.metadata or {}
     query, batch_id = metadata.get(META_QUERY), metadata.get(META_BATCH)
-    return (query.decode() if query else None,
-            int(batch_id) if batch_id is not None else None)
+    if query:
+        try:
+            query = query.decode("utf-8")
+        except UnicodeDecodeError:
+            raise pa.ArrowInvalid(f"an events body's query tag {query[:80]!r} is not "
+                                  f"UTF-8: the body is damaged") from None
+    if batch_id is not None:
+        digits = batch_id.lstrip(b"0") or b"0"
+        if not batch_id.isdigit() or len(digits) > 19 or int(digits) > _BATCH_MAX:
+            raise pa.ArrowInvalid(f"an events body's batch tag {batch_id[:80]!r} is not a "
+                                  f"decimal integer in 0..2^63-1: the body is damaged")
+        batch_id = int(digits)
+    if not query or batch_id is None:
+        return None, None
+    return query, batch_id
 
 
 def read_body(body) -> tuple[pa.RecordBatch, str | None, int | None]:

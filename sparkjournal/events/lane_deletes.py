@@ -36,21 +36,29 @@ def _is_u(value, bits: int) -> bool:
 
 def delete_records(request: dict, where: str) -> dict:
     """{record id: None (the whole record) | [original positions]} of a delete
-    request; RequestError naming the request if it is not of that shape."""
+    request (EVENTS.md, "Lane requests"): each name 1-20 ASCII digits (leading
+    zeros allowed) of a value below 2^64, no two names of one record id ("7"
+    and "007"), each value null or a list of integers 0..2^32-1; ``why``
+    absent or a string. RequestError (*damaged*) naming the request otherwise:
+    nothing of it is applied or carried out."""
     records = request.get("records")
-    if isinstance(records, dict):
+    if type(records) is dict and type(request.get("why", "")) is str:
         parsed = {}
         for key, rows in records.items():
             if not (key.isascii() and key.isdigit() and len(key) <= 20 and _is_u(int(key), 64)):
                 break
-            if rows is not None and not (isinstance(rows, list) and all(_is_u(p, 32) for p in rows)):
+            if rows is not None and not (type(rows) is list and all(_is_u(p, 32) for p in rows)):
                 break
+            if int(key) in parsed:
+                raise RequestError(f"delete request {where} is damaged: its \"records\" name "
+                                   f"record {int(key)} twice; remove it and submit the delete "
+                                   f"again")
             parsed[int(key)] = rows
         else:
             return parsed
     raise RequestError(f"delete request {where} is damaged: it must hold \"records\": "
-                       f"{{\"<record id>\": null or [row positions, each 0 to 2^32 - 1]}}; "
-                       f"remove it and submit the delete again")
+                       f"{{\"<record id>\": null or [row positions, each 0 to 2^32 - 1]}} "
+                       f"and at most a string \"why\"; remove it and submit the delete again")
 
 
 def pending_deletions(lane: str) -> Deletions:

@@ -121,12 +121,15 @@ def event_batch(record, log_, deletions, events_schema: pa.Schema, host: str | N
                 skip_corrupt: bool = False) -> pa.RecordBatch | None:
     """One stored record's visible events as a batch of ``output``'s columns
     (default: ``events_schema`` plus the metadata columns); None when none is
-    left or ``predicate`` rules the record out."""
+    left or ``predicate`` rules the record out. Raises pyarrow.ArrowInvalid
+    (*damaged*, EVENTS.md) for a body that is not the stream EVENTS.md states
+    (a compressed one included) or whose tag does not decode, whether or not
+    the metadata columns were asked for."""
     output = output or ReadColumns(events_schema)
     stored, message = event_records.split_body(record.body)
+    query, batch_id = event_records.batch_of(stored)
     metadata = {}
     if predicate or output.metadata:
-        query, batch_id = event_records.batch_of(stored)
         at_ms = (log_.committed_at_ms(query, batch_id, skip_corrupt)
                  if query is not None else None)
         committed = (datetime.datetime.fromtimestamp(at_ms / 1e3, datetime.timezone.utc)

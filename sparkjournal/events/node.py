@@ -66,12 +66,36 @@ def node_roots(path: str) -> list[str]:
     return sorted(os.path.abspath(p) for p in glob.glob(pattern) if os.path.isdir(p))
 
 
+_ASCII_WHITESPACE = b" \t\r\n"
+
+
+class NodeIdError(SparkJournalError):
+    """A root's NODE_ID that is not UTF-8: *damaged* (EVENTS.md). No writer
+    writes one; the root's lanes are not read, nothing is changed."""
+
+    def __init__(self, path: str, detail: str):
+        self.path = path
+        super().__init__(f"NODE_ID file {path} is damaged: {detail}. Nothing was changed; "
+                         f"restore it from a backup (the commit log names this root's lanes "
+                         f"by the node id it held)")
+
+
 def read_node_id(root: str) -> str | None:
+    """The node id of ``root`` (EVENTS.md, "A node root"): NODE_ID's UTF-8
+    text without leading and trailing ASCII whitespace (space, tab, CR, LF:
+    not str.strip()'s Unicode whitespace); None for a missing or empty file.
+    Raises NodeIdError for bytes that are not UTF-8."""
+    path = os.path.join(root, NODE_ID_FILE)
     try:
-        with open(os.path.join(root, NODE_ID_FILE), encoding="utf-8") as handle:
-            return handle.read().strip() or None
+        with open(path, "rb") as handle:
+            raw = handle.read()
     except FileNotFoundError:
         return None
+    try:
+        text = raw.strip(_ASCII_WHITESPACE).decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise NodeIdError(path, f"its bytes are not UTF-8 ({error})") from None
+    return text or None
 
 
 def node_id(root: str) -> str:

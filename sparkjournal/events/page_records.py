@@ -40,13 +40,18 @@ import os
 import re
 import struct
 
+from ..errors import FormatVersionError
 from ..format.constants import MAGICS, PATHS, USER_TYPES, magic
 from .node import read_node_id
+from .requests import RequestError
 
 PAGE = USER_TYPES.PAGE                 # the user type of PAGE records
 PAGES = PATHS.PAGES                    # the lane's folder of page files
 MAGIC = magic(MAGICS.PAGE)
 HEAD = struct.Struct("<4sBBHQIIQQQqqqq")
+VERSION = 1
+U32, U64 = (1 << 32) - 1, (1 << 64) - 1
+I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
 NAME = re.compile(r"page-[0-9a-z-]+\.parquet")
 
 
@@ -98,37 +103,66 @@ class PageRef:
                 "time_range": list(self.time_range)}
 
     @classmethod
-    def from_request(cls, fields: dict) -> "PageRef":
+    def from_request(cls, fields: dict, where: str = "a page request") -> "PageRef":
+        """The page a ``page`` request's ``page`` object names, every field of
+        the type and range EVENTS.md's "Lane requests" gives (so the PAGE
+        record encodes: never a struct.error later). Raises RequestError
+        (*damaged*) naming ``where`` otherwise; nothing is written."""
         try:
             if type(fields) is not dict or type(fields.get("name")) is not str:
                 raise TypeError("the page is not an object with a string \"name\"")
-            return cls(fields["name"], _int(fields["size"]), _int(fields["crc32c"]),
-                       _int(fields["rows"]), tuple(_int(i) for i in fields["record_ids"]),
-                       tuple(_int(v) for v in fields["batch_range"]),
-                       tuple(_int(v) for v in fields["time_range"]))
-        except (KeyError, TypeError) as error:
-            raise PageRecordError(f"a page request lacks or mistypes a field ({error}); "
-                                  f"remove it and run paging again") from error
+            return cls(fields["name"], _int(fields["size"], 0, U64),
+                       _int(fields["crc32c"], 0, U32), _int(fields["rows"], 0, U64),
+                       tuple(_int(i, 0, U64) for i in _list(fields["record_ids"])),
+                       _pair(fields["batch_range"]), _pair(fields["time_range"]))
+        except (KeyError, TypeError, ValueError) as error:
+            raise RequestError(f"{where} lacks or mistypes a field ({error}); remove it and "
+                               f"run paging again") from error
 
 
-def _int(value) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
+def _int(value, lo: int, hi: int) -> int:
+    if type(value) is not int:
         raise TypeError(f"{value!r} is not a whole number")
+    if not lo <= value <= hi:
+        raise ValueError(f"{value} is not in {lo}..{hi}")
     return value
 
 
-def decode(body) -> PageRef:
+def _list(value) -> list:
+    if type(value) is not list:
+        raise TypeError(f"{value!r} is not a list")
+    return value
+
+
+def _pair(value) -> tuple:
+    """A batch or time range: a list of exactly two i64 integers."""
+    if len(_list(value)) != 2:
+        raise ValueError(f"{value!r} is not a list of two integers")
+    return tuple(_int(v, I64_MIN, I64_MAX) for v in value)
+
+
+def decode(body, where: str = "a PAGE record") -> PageRef:
+    """The page a PAGE record body names. Raises FormatVersionError
+    (*newer-format*, naming ``where``) for magic ``SJPG`` with a version
+    above 1, checked before the rest; PageRecordError (*damaged*) for any
+    other body EVENTS.md does not accept (a name that is not UTF-8 included)."""
     raw = bytes(memoryview(body).cast("B"))
+    if len(raw) >= 5 and raw[:4] == MAGIC and raw[4] > VERSION:
+        raise FormatVersionError(where, raw[4], VERSION, "PAGE record")
     if len(raw) < HEAD.size:
         raise PageRecordError(f"a PAGE record of {len(raw)} bytes is shorter than its header")
     (magic, version, _flags, name_len, size, crc, count, rows, first, last,
      batch_low, batch_high, time_low, time_high) = HEAD.unpack_from(raw)
-    if magic != MAGIC or version != 1:
+    if magic != MAGIC or version != VERSION:
         raise PageRecordError(f"not a version 1 PAGE record (magic {magic!r}, version {version})")
     if len(raw) != HEAD.size + name_len + 8 * count:
         raise PageRecordError(f"a PAGE record of {len(raw)} bytes does not hold the name of "
                               f"{name_len} bytes and {count} record ids it announces")
-    name = raw[HEAD.size:HEAD.size + name_len].decode()
+    try:
+        name = raw[HEAD.size:HEAD.size + name_len].decode("utf-8")
+    except UnicodeDecodeError:
+        raise PageRecordError(f"a PAGE record's page file name "
+                              f"{raw[HEAD.size:HEAD.size + name_len][:80]!r} is not UTF-8") from None
     ids = struct.unpack_from(f"<{count}Q", raw, HEAD.size + name_len)
     ref = PageRef(name, size, crc, rows, tuple(ids), (batch_low, batch_high), (time_low, time_high))
     if (ref.first_id, ref.last_id) != (first, last):

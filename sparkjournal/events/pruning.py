@@ -36,7 +36,9 @@ EXACT_COLUMNS = ("_batch_id", "_host", "_lane", "_record_id")
 
 def column_stats(batch: pa.RecordBatch) -> bytes:
     """JSON {column: [min, max]} of the columns whose min/max are cheap to
-    compute and to compare; times as integers in their own unit."""
+    compute and to compare; times as integers in their own unit. A string
+    column whose min or max is not valid UTF-8 gets no entry (EVENTS.md,
+    "Statistics"): the write goes on, the record is just never pruned on it."""
     stats = {}
     for field, column in zip(batch.schema, batch.columns):
         kind = field.type
@@ -50,7 +52,10 @@ def column_stats(batch: pa.RecordBatch) -> bytes:
         if pa.types.is_timestamp(kind) or pa.types.is_date(kind):
             column = column.view(pa.int64() if column.type.bit_width == 64 else pa.int32())
         if text:
-            low, high = string_bounds(column)
+            try:
+                low, high = string_bounds(column)
+            except UnicodeDecodeError:
+                continue            # a bound that is not UTF-8: no entry (EVENTS.md), no failure
         else:
             bounds = pc.min_max(column)
             low, high = bounds["min"].as_py(), bounds["max"].as_py()
@@ -153,18 +158,34 @@ def _holds(value, comparison: Comparison) -> bool:
         return True
 
 
+@dataclasses.dataclass(frozen=True)
+class _Between:
+    """A literal that falls strictly between two stored values (a time finer
+    than its column's unit): ``floor`` < literal < ``floor + 1``."""
+    floor: int
+
+
 def _range_may_hold(bounds, comparison: Comparison, kind) -> bool:
+    """False only when no value v with low <= v <= high satisfies the
+    comparison (EVENTS.md, "Statistics"). A literal between two stored values
+    is compared rounded towards keeping the record: ``v < 1.5`` holds for a
+    stored 1 iff ``v < 2``, ``v <= 1.5`` iff ``v <= 1``, ``v > 1.5`` iff
+    ``v > 1``, ``v >= 1.5`` iff ``v >= 2``; ``=`` and ``in`` with such a
+    literal keep the record (a literal not converted exactly prunes nothing)."""
     low, high = bounds
     values = comparison.value if comparison.op == "in" else (comparison.value,)
     try:
         values = [_as_stored(v, kind) for v in values]
     except (TypeError, ValueError, OverflowError):
         return True
-    if any(v is None for v in values):
+    if any(v is None or isinstance(v, _Between) and comparison.op in ("=", "in")
+           for v in values):
         return True
     if comparison.op == "in":
         return any(low <= v <= high for v in values)
     value = values[0]
+    if isinstance(value, _Between):
+        value = value.floor + (1 if comparison.op in ("<", ">=") else 0)
     return {"=": low <= value <= high, "<": low < value, "<=": low <= value,
             ">": high > value, ">=": high >= value}[comparison.op]
 
@@ -179,7 +200,9 @@ _UNITS = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
 
 def _as_stored(value, kind):
     """A filter value in the stats' representation of ``kind``; None if the
-    two cannot be compared (then the record is kept)."""
+    two cannot be compared (then the record is kept); a ``_Between`` for a
+    time that is no whole number of the column's unit (never rounded here:
+    which way is safe depends on the comparison, _range_may_hold)."""
     if kind is None or isinstance(value, bool):
         return None
     if pa.types.is_timestamp(kind):
@@ -189,7 +212,8 @@ def _as_stored(value, kind):
             value = value.astimezone()               # Spark hands session-local naive times
         micros = (value - datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)) \
             // datetime.timedelta(microseconds=1)
-        return micros * _UNITS[kind.unit] // 1_000_000
+        stored, fraction = divmod(micros * _UNITS[kind.unit], 1_000_000)
+        return _Between(stored) if fraction else stored
     if pa.types.is_date(kind):
         if isinstance(value, datetime.datetime) or not isinstance(value, datetime.date):
             return None

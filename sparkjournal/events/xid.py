@@ -17,7 +17,7 @@ from ..format import strict_json as sj
 
 log = logging.getLogger("sparkjournal.xid")
 MAGIC = "sparkjournal-2pc"
-I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1      # partition and task: -1 outside Spark
+I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1      # partition, attempt, task: signed 64-bit
 _REPORTED: set = set()                              # XIDs not of their shape, logged once
 
 
@@ -40,7 +40,9 @@ class BatchXid:
         """The XID's fields, or None when the XID is not this sink's
         (COMMIT_LOG.md, "XIDs"): not JSON as JSON.md defines it, not an
         object, another ``kind``, or ``kind`` this sink's but the fields not
-        of their types and ranges. The last is logged once per XID: no writer
+        of their types and ranges (EVENTS.md, "XIDs": ``batch``, ``epoch``,
+        ``prepared_at_ms`` 0..2^63-1; ``partition``, ``attempt``, ``task``
+        signed 64-bit). The last is logged once per XID: no writer
         of this format writes one, and its transaction is left prepared
         (invisible) like any other application's, never guessed at."""
         try:
@@ -50,12 +52,13 @@ class BatchXid:
         if type(data) is not dict or data.get("kind") != MAGIC:
             return None
         try:
-            return cls(sj.string(data, "log"), sj.string(data, "query"), sj.integer(data, "batch"),
+            return cls(sj.string(data, "log"), sj.string(data, "query"),
+                       sj.integer(data, "batch", 0, I64_MAX),
                        sj.integer(data, "partition", I64_MIN, I64_MAX, -1),
-                       sj.integer(data, "attempt", default=0),
+                       sj.integer(data, "attempt", I64_MIN, I64_MAX, 0),
                        sj.integer(data, "task", I64_MIN, I64_MAX, -1),
-                       sj.integer(data, "epoch", default=0),
-                       sj.integer(data, "prepared_at_ms", default=0))
+                       sj.integer(data, "epoch", 0, I64_MAX, 0),
+                       sj.integer(data, "prepared_at_ms", 0, I64_MAX, 0))
         except sj.JsonRefused as error:
             _not_of_its_shape(bytes(raw), error)
             return None

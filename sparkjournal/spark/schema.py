@@ -12,6 +12,13 @@ from __future__ import annotations
 import pyarrow as pa
 
 from ..errors import SparkJournalError
+from ..events.deletions import ROW_COLUMN
+from ..events.read_columns import METADATA
+
+# Names no events column may take (EVENTS.md, "Reading: the columns"): a read
+# returns the metadata columns beside the events columns, and __sj_row is a
+# compacted record's column of original positions.
+RESERVED = (*METADATA.names, ROW_COLUMN)
 
 
 class SchemaMismatchError(SparkJournalError):
@@ -36,8 +43,19 @@ def _comparable(data_type: pa.DataType) -> pa.DataType:
 
 def evolve(stored: pa.Schema | None, incoming: pa.Schema, where: str) -> pa.Schema | None:
     """The schema to store after accepting ``incoming``: None if unchanged.
-    Raises SchemaMismatchError naming every offending column."""
+    Raises SchemaMismatchError naming every offending column; a column named
+    like a metadata column or ``__sj_row`` (RESERVED) is refused this way
+    too, whether it would fix the schema or add to it. The sink and the batch
+    write call this before any task runs, so a refused batch writes nothing."""
     incoming = incoming.remove_metadata()
+    reserved = [name for name in incoming.names if name in RESERVED]
+    if reserved:
+        raise SchemaMismatchError(
+            f"{where}: column(s) {', '.join(reserved)} take names reserved for the "
+            f"journal's own columns ({', '.join(RESERVED)}: the metadata columns a read "
+            f"returns beside the events, and compaction's original positions). Rename them (e.g. "
+            f"df.withColumnRenamed('{reserved[0]}', 'event{reserved[0]}')) or drop them; "
+            f"nothing of this batch was written")
     if stored is None:
         return incoming
     problems = []
