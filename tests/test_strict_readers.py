@@ -244,3 +244,14 @@ def test_an_entry_name_past_a_whole_number_is_no_entry():
     assert parse_entry_name("09223372036854775808.json") is None
     assert parse_entry_name("18446744073709551615.json") is None
     assert parse_entry_name("00000000000000000003.9223372036854775808.json") is None
+
+
+def test_a_checkpoint_name_not_of_20_digits_or_past_a_whole_number_is_no_checkpoint(tmp_path):
+    from sparkjournal.events.log_view import checkpoint_names
+    folder = tmp_path / "_checkpoints"
+    folder.mkdir()
+    for name in ("00000000000000000002.json", "00000000000000000010.json", "9.json",
+                 "18446744073709551615.json", "0000000000000000000x.json", "00000000000000000011.tmp"):
+        (folder / name).write_bytes(b"{}")
+    assert checkpoint_names(CommitLog(str(tmp_path))) == ["00000000000000000010.json",
+                                                          "00000000000000000002.json"]

@@ -21,6 +21,7 @@ import logging
 import threading
 
 from ..format.constants import PATHS
+from ..format.strict_json import WHOLE
 from .commit_log import CommitLog, CommitLogError, Decision, TxRef
 from .forgotten import read_forgotten
 from .log_checkpoint import Checkpoint, CheckpointDamage, parse
@@ -90,9 +91,11 @@ class LogView:
 
 
 def checkpoint_names(commit_log: CommitLog) -> list[str]:
-    """Checkpoint file names, newest first."""
+    """Checkpoint file names, newest first: a seq of exactly 20 ASCII digits,
+    at most 2^63-1, then ".json" (COMMIT_LOG.md); any other name is ignored."""
     names = [i.base_name for i in commit_log.list_names(f"{commit_log.base}/{CHECKPOINTS}")]
-    return sorted((n for n in names if n.endswith(".json") and n[:-5].isdigit()), reverse=True)
+    return sorted((n for n in names if len(n) == 25 and n.endswith(".json") and n[:20].isascii()
+                   and n[:20].isdigit() and int(n[:20]) <= WHOLE), reverse=True)
 
 
 def newest_checkpoint(commit_log: CommitLog, names: list[str],
