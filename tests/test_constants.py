@@ -33,10 +33,6 @@ PENDING = {
     "sparkjournal/events/commit_log.py", "sparkjournal/events/forgotten.py",
     "sparkjournal/events/pruning.py",
     "sparkjournal/events/xid.py",
-    "jvm/src/main/java/io/sparkjournal/events/BatchXid.java",
-    "jvm/src/main/java/io/sparkjournal/events/Checkpoints.java",
-    "jvm/src/main/java/io/sparkjournal/events/ForgottenNode.java",
-    "jvm/src/main/java/io/sparkjournal/spark/PagePruning.java",
 }
 
 

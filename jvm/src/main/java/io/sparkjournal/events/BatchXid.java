@@ -27,7 +27,7 @@ public record BatchXid(String log, String query, long batch, long partition, lon
     }
 
     /** The "kind" of every XID this sink writes. */
-    public static final String MAGIC = "sparkjournal-2pc";
+    public static final String MAGIC = io.sparkjournal.format.Constants.Magics.XID_KIND;
 
     /** The XID's fields, or null when the XID was not written by this sink. */
     public static BatchXid decode(byte[] raw) {

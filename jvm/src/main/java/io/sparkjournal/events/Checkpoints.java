@@ -27,7 +27,7 @@ import java.util.logging.Logger;
  */
 final class Checkpoints {
 
-    static final String FOLDER = "_checkpoints";
+    static final String FOLDER = io.sparkjournal.format.Constants.Paths.CHECKPOINTS;
     private static final Logger LOG = Logger.getLogger("sparkjournal.log");
 
     private Checkpoints() {

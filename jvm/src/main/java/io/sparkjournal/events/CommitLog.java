@@ -90,7 +90,7 @@ public final class CommitLog {
         return uri;
     }
 
-    /** The log's folder, absolute (Python's {@code CommitLog.base}). */
+    /** The log's folder, absolute. */
     public String base() {
         return base;
     }
@@ -105,7 +105,7 @@ public final class CommitLog {
         return query;
     }
 
-    /** The path of a batch's entry of epoch 0, as Python names it in messages. */
+    /** The path of a batch's entry of epoch 0 (COMMIT_LOG.md, "Entries"), as messages name it. */
     public String decisionPath(String query, long batch) throws EventsException {
         return entryPath(query, batch, 0);
     }
@@ -171,8 +171,8 @@ public final class CommitLog {
 
 
     /**
-     * The batch ids a query's folder names, ascending, as Python's {@code
-     * CommitLog.batches} lists them: every file named {@code <digits>.json} or
+     * The batch ids a query's folder names, ascending (COMMIT_LOG.md,
+     * "Entries"): every file named {@code <digits>.json} or
      * {@code <digits>.<epoch>.json} (ASCII digits, any number of them; the
      * epoch's without a leading zero). A number beyond a long counts as 2^63 - 1.
      * A listing only: the view reads just the names the spec gives entries
@@ -279,9 +279,8 @@ public final class CommitLog {
 
     /**
      * The journal's Arrow schema (schema.arrow), or null if there is none;
-     * CommitLogException if it is not an Arrow schema message (Python lets
-     * pyarrow's OSError and EOFError escape for some damage; here every damage
-     * is a CommitLogException).
+     * CommitLogException (*damaged*, COMMIT_LOG.md) for any bytes that are not
+     * an Arrow schema message.
      */
     public Schema readSchema() throws CommitLogException {
         String path = base + "/" + SCHEMA_FILE;

@@ -28,7 +28,7 @@ import io.sparkjournal.journal.StrictJson;
  */
 public final class DeleteRequests {
 
-    public static final String DELETE = "delete";
+    public static final String DELETE = io.sparkjournal.format.Constants.RequestKinds.DELETE;
     private static final BigInteger U64 = BigInteger.ONE.shiftLeft(64);
     private static final Pattern RECORD_ID = Pattern.compile("[0-9]{1,20}");
 

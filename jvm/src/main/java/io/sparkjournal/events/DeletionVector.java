@@ -8,7 +8,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A deletion vector record's body (events/deletions.py; user type
+ * A deletion vector record's body (EVENTS.md, "Deletion vectors"; user type
  * {@link UserTypes#DELETION_VECTOR}), little-endian:
  *
  * <pre>
@@ -23,7 +23,7 @@ import java.nio.charset.StandardCharsets;
  * </pre>
  *
  * Positions are original positions: a row's place in its record as first
- * written ({@link Deletions#ROW_COLUMN}). As in Python: with ALL set, the
+ * written ({@link Deletions#ROW_COLUMN}). As EVENTS.md states: with ALL set, the
  * count and whatever follows are not looked at; other flag bits and the
  * reserved field are ignored; the positions' order is not checked (a union
  * does not need it).

@@ -16,10 +16,10 @@ import org.apache.arrow.vector.BaseIntVector;
  * whole, or in some original positions; several vectors of one target add up.
  * Not thread-safe (build it, then share it read-only).
  *
- * <p>As in Python, a record may be present with no position at all (a delete
- * request listing it with []): {@link #contains} is then true, {@link #whole}
- * false and {@link #rowsOf} empty; Python's reader then still routes its rows
- * through the deleted-rows path, which keeps them all.
+ * <p>A record may be present with no position at all (a delete request
+ * listing it with [], EVENTS.md, "Lane requests"): {@link #contains} is then
+ * true, {@link #whole} false and {@link #rowsOf} empty; a reader then still
+ * routes its rows through the deleted-rows path, which keeps them all.
  *
  * <p>Original positions: a row's place in its record as first written. A
  * record whose deleted rows compaction dropped carries its survivors' original

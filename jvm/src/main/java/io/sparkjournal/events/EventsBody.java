@@ -37,9 +37,9 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * <p>Damage: a body that is not such a stream is an {@link EventsBodyException}
  * ({@link IpcMessage}); so is a tag whose query is not UTF-8 or whose batch id
  * is not an integer of 0 .. 2^63 - 1 in decimal without sign or leading zeros,
- * each only when it is asked for; unreadable stats are no stats. The
- * second message's type is not checked here: {@link #batch()} may be another
- * message, which loading it refuses.
+ * each only when it is asked for; unreadable stats are no stats. A second
+ * message that is not a RecordBatch, or a compressed RecordBatch, is damaged
+ * at {@link #split} (EVENTS.md, "EVENTS records", reader requirements).
  */
 public final class EventsBody {
 
@@ -87,6 +87,22 @@ public final class EventsBody {
             throw new EventsBodyException("Invalid flatbuffers message: " + broken, broken);
         }
         IpcMessage second = IpcMessage.read(all, first.bodyOffset());
+        // EVENTS.md, "EVENTS records": a second message that is not a RecordBatch, or a
+        // compressed one (no writer compresses), is damaged
+        if (second.headerType() != MessageHeader.RecordBatch) {
+            throw new EventsBodyException("an events body's second message is a " + second.typeName()
+                    + ", not a record batch");
+        }
+        try {
+            org.apache.arrow.flatbuf.RecordBatch header = (org.apache.arrow.flatbuf.RecordBatch)
+                    second.message().header(new org.apache.arrow.flatbuf.RecordBatch());
+            if (header.compression() != null) {
+                throw new EventsBodyException("an events body's record batch is compressed: no writer "
+                        + "of this format compresses (EVENTS.md), the body is damaged");
+            }
+        } catch (RuntimeException broken) {
+            throw new EventsBodyException("Invalid flatbuffers message: " + broken, broken);
+        }
         return new EventsBody(first, second, schema, Collections.unmodifiableMap(metadata));
     }
 

@@ -26,8 +26,8 @@ import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
- * The {@code sparkjournal.stats} entry of an EVENTS piece, decided as Python's
- * {@code pruning.column_stats} decides it: JSON {column: [min, max]} in schema
+ * The {@code sparkjournal.stats} entry of an EVENTS piece (EVENTS.md,
+ * "Statistics", writer requirements and what today's writers choose): JSON {column: [min, max]} in schema
  * order, for integer, floating, timestamp and date columns (times and dates as
  * integers in their own unit), and string columns whose Arrow size passes the
  * short-string test (pyarrow's {@code nbytes} of the piece's column, as
@@ -42,9 +42,9 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * unsigned 64-bit integers are written as unsigned. Bools, decimals, binary,
  * times of day, durations and nested columns get no entry.
  *
- * <p>One decision Python does not make: when a string min or max is not valid
- * UTF-8 (Spark's strings need not be) Python's write fails on decoding it;
- * here the column gets no entry (never pruned on), the write goes on.
+ * <p>A string min or max that is not valid UTF-8 (Spark's strings need not
+ * be) gets no entry (EVENTS.md: no entry for a string bound that is not
+ * valid UTF-8), so the column is never pruned on; the write goes on.
  *
  * <p>The JSON is ASCII (non-ASCII characters escaped), meeting JSON.md's
  * reader requirements: any reader of the spec reads the same values.

@@ -34,7 +34,7 @@ public record ForgottenNode(String node, long forgottenAtMs, long batches, long 
                             List<String> lanes) {
 
     /** The folder of the records, under the log's base. */
-    public static final String FOLDER = "_forgotten";
+    public static final String FOLDER = io.sparkjournal.format.Constants.Paths.FORGOTTEN;
     /** The record format this code reads. */
     public static final int FORMAT = 1;
     private static final String[] COUNTS = {"forgotten_at_ms", "batches", "rows", "bytes"};

@@ -21,24 +21,25 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 
 /**
- * The visible events of one lane, the JVM twin of sparkjournal/events/lane_scan.py's
- * {@code scan} below the Spark layer: committed EVENTS records in the order
+ * The visible events of one lane below the Spark layer (EVENTS.md,
+ * "Visibility: what a read returns"): committed EVENTS records in the order
  * the snapshot lists them, then those of prepared transactions the commit log
  * says committed; never open, rolled back, aborted or undecided ones. Each
  * comes with its deleted rows (the lane's deletion vectors plus its pending
- * delete requests, read before the snapshot as Python does: a delete is seen
+ * delete requests, read before the snapshot as EVENTS.md requires: a delete is seen
  * in one or both, never in neither) and its batch's commit time, from a view
  * of the journal's commit log taken after the outcomes
  * ({@link LogView#committedAtMs}; a damaged commit-time segment fails the
  * read naming it, or under skipCorrupt leaves the time null with a warning).
  *
- * Paged events (events/page_records.py) are not records here: {@link #pages}
- * lists the page files the snapshot's live PAGE records name, in Python's
- * {@code live_pages} order (by first record id moved), and a reader reads
+ * Paged events (EVENTS.md, "PAGE records and page files") are not records
+ * here: {@link #pages} lists the page files the snapshot's live PAGE records
+ * name, ordered by their lowest record id (as u64), and a reader reads
  * them first, oldest first, then {@link #records}, applying
  * {@link #deletions} to the pages' rows by ({@code _record_id}, {@code _row}).
  * A PAGE record that does not decode fails {@link #open} with
- * {@link PageRecordException}.
+ * {@link PageRecordException}, one of a newer version with
+ * {@link io.sparkjournal.format.FormatVersionException}.
  *
  * <p>Before anything is read the lane's root must carry the expected node id
  * ({@link WrongNodeException} otherwise).
@@ -80,7 +81,7 @@ public final class LaneEvents implements AutoCloseable {
                 if (record.userType() == UserTypes.DELETION_VECTOR) {
                     deletions.addVector(record.body(), "record " + record.recordId() + " of lane " + lane);
                 } else if (record.userType() == UserTypes.PAGE) {
-                    pages.add(PageRef.decode(record.body()));
+                    pages.add(PageRef.decode(record.body(), "record " + record.recordId() + " of lane " + lane));
                 }
             }
             deletions.merge(pending);
@@ -175,22 +176,8 @@ public final class LaneEvents implements AutoCloseable {
         Long committedAtMs = body.query() == null || batchId == null ? null
                 : committedAtMs(view, body.query(), batchId);
         Long commitMicros = committedAtMs == null ? null : committedAtMs * 1000L;
-        Map<String, Object[]> stats = new HashMap<>();
         Map<String, Long> units = new HashMap<>();
-        JsonNode found = body.stats();
-        if (found != null) {
-            found.fields().forEachRemaining(entry -> {
-                JsonNode bounds = entry.getValue();
-                if (bounds.isArray() && bounds.size() == 2) {
-                    stats.put(entry.getKey(), new Object[] {value(bounds.get(0)), value(bounds.get(1))});
-                }
-            });
-            for (Field field : body.schema().getFields()) {
-                if (field.getType() instanceof ArrowType.Timestamp stamp) {
-                    units.put(field.getName(), perSecond(stamp.getUnit()));
-                }
-            }
-        }
+        Map<String, Object[]> stats = statistics(body.stats(), body.schema().getFields(), units);
         return new VisibleRecord(record.recordId(), body, batchId, commitMicros, stats, units,
                 deletions.rowsOf(record.recordId()), record.bodyLength());
     }
@@ -211,14 +198,78 @@ public final class LaneEvents implements AutoCloseable {
         }
     }
 
-    private static Object value(JsonNode node) {
-        if (node.isIntegralNumber()) {
-            return node.asLong();
+    /** Milliseconds in a day: a date64 bound's unit per date32 day. */
+    private static final long DAY_MS = 86_400_000L;
+
+    /**
+     * The bounds a record's {@code sparkjournal.stats} ({@code found}; null:
+     * none) gives pruning, by column, for the record's {@code fields}
+     * (EVENTS.md, "Statistics"): integers and timestamps as Long (timestamps
+     * in their own unit, whose units per second go to {@code units}), floats
+     * as Double, strings as String, dates as Long days. A date64 entry is in
+     * milliseconds: its bounds become the days that can hold them (min
+     * floored, max ceiled), so a filter in days compares exactly. An entry is
+     * used only for a column of the record whose type the spec lists and only
+     * when it is a two-element array of that representation: an integer
+     * bound beyond a long (above 2^63 - 1, as a uint64 may hold), a number
+     * where an integer belongs, a column not in the record, any other shape
+     * is left out, so nothing is ever pruned on statistics this reader cannot
+     * read exactly. Never throws on statistics.
+     */
+    public static Map<String, Object[]> statistics(JsonNode found, List<Field> fields, Map<String, Long> units) {
+        Map<String, Object[]> stats = new HashMap<>();
+        if (found == null || !found.isObject()) {
+            return stats;
         }
-        if (node.isNumber()) {
-            return node.asDouble();
+        for (Field field : fields) {
+            JsonNode bounds = found.get(field.getName());
+            if (bounds == null || !bounds.isArray() || bounds.size() != 2) {
+                continue;
+            }
+            ArrowType type = field.getType();
+            Object low = bound(type, bounds.get(0), false);
+            Object high = bound(type, bounds.get(1), true);
+            if (low == null || high == null) {
+                continue;
+            }
+            stats.put(field.getName(), new Object[] {low, high});
+            if (type instanceof ArrowType.Timestamp stamp) {
+                units.put(field.getName(), perSecond(stamp.getUnit()));
+            }
         }
-        return node.isTextual() ? node.asText() : null;
+        return stats;
+    }
+
+    /** One bound of a column of {@code type} in the reader's terms, or null when it cannot be used. */
+    private static Object bound(ArrowType type, JsonNode node, boolean high) {
+        if (type instanceof ArrowType.Int || type instanceof ArrowType.Timestamp) {
+            return exactLong(node);
+        }
+        if (type instanceof ArrowType.Date date) {
+            Long value = exactLong(node);
+            if (value == null || date.getUnit() == org.apache.arrow.vector.types.DateUnit.DAY) {
+                return value;
+            }
+            long days = Math.floorDiv(value, DAY_MS);
+            return high && Math.floorMod(value, DAY_MS) != 0 ? days + 1 : days;
+        }
+        if (type instanceof ArrowType.FloatingPoint) {
+            if (node.isFloatingPointNumber() && Double.isFinite(node.doubleValue())) {
+                return node.doubleValue();
+            }
+            Long whole = exactLong(node);
+            return whole == null || new java.math.BigDecimal((double) whole)
+                    .compareTo(java.math.BigDecimal.valueOf(whole)) != 0 ? null : Double.valueOf(whole);
+        }
+        if (type instanceof ArrowType.Utf8 || type instanceof ArrowType.LargeUtf8) {
+            return node.isTextual() ? node.textValue() : null;
+        }
+        return null;
+    }
+
+    /** A JSON integer that a long holds exactly, else null (never wraps). */
+    private static Long exactLong(JsonNode node) {
+        return node.isIntegralNumber() && node.canConvertToLong() ? node.longValue() : null;
     }
 
     private static long perSecond(TimeUnit unit) {

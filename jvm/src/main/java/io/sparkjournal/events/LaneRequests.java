@@ -15,6 +15,8 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
+import io.sparkjournal.format.Constants;
 
 /**
  * The requests maintenance left for a lane's writer (EVENTS.md):
@@ -28,13 +30,21 @@ import java.util.List;
  * file gone since the listing is skipped; a missing folder means none. Each
  * is read strictly (JSON.md): "format" first (an integer above 1 is
  * {@link FormatVersionException}), then it must be 1 and "kind" a string
- * (EVENTS.md, "Lane requests"), else {@link RequestException}. The folder or a file leading outside the
- * lane is {@link PathOutsideException}; a folder or file that cannot be read
+ * (EVENTS.md, "Lane requests"), else {@link RequestException}. The fields of
+ * the kinds the spec defines are checked here too, although this reader only
+ * applies "delete" requests (EVENTS.md: a delete, page or drop-page request
+ * whose fields are not as stated is damaged for every reader): "page" must
+ * hold an object "page" of name, size, crc32c, rows, record_ids,
+ * batch_range and time_range ({@link #checkPage}), "drop-page" a page file
+ * name; a delete's fields are checked by {@link DeleteRequests#records}. A
+ * kind the spec does not define is returned unchecked (it stays pending).
+ * The folder or a file leading outside the lane is
+ * {@link PathOutsideException}; a folder or file that cannot be read
  * otherwise is the IOException itself.
  */
 public final class LaneRequests {
 
-    public static final String REQUESTS = "requests";
+    public static final String REQUESTS = io.sparkjournal.format.Constants.Paths.REQUESTS;
     public static final int FORMAT = 1;
 
     /** One pending request: its file (under the folder's real path) and its JSON object. */
@@ -69,7 +79,14 @@ public final class LaneRequests {
             try {
                 request = StrictJson.parse(raw);
                 StrictJson.format(request, FORMAT, "lane request", path);
-                StrictJson.string(request, "kind");
+                String kind = StrictJson.string(request, "kind");
+                if (kind.equals(Constants.RequestKinds.PAGE)) {
+                    checkPage(StrictJson.object(request, "page"));
+                } else if (kind.equals(Constants.RequestKinds.DROP_PAGE)) {
+                    pageName(StrictJson.required(request, "page"), "\"page\"");
+                } else if (kind.equals(Constants.RequestKinds.DELETE)) {
+                    DeleteRequests.records((ObjectNode) request, path);
+                }
             } catch (StrictJson.Refused damaged) {
                 throw new RequestException("lane request " + path + " is damaged ("
                         + damaged.getMessage() + "); it was written atomically, so it cannot be"
@@ -79,6 +96,54 @@ public final class LaneRequests {
             found.add(new Request(Paths.get(path), (ObjectNode) request));
         }
         return found;
+    }
+
+    private static final Pattern PAGE_NAME = Pattern.compile("page-[0-9a-z-]+\\.parquet");
+
+    /**
+     * Refuses a "page" request's "page" object unless it holds what EVENTS.md
+     * states: "name" a page file name, "size" and "rows" u64, "crc32c" u32,
+     * "record_ids" a non-empty list of u64 strictly ascending, "batch_range"
+     * and "time_range" lists of two i64.
+     */
+    static void checkPage(JsonNode page) {
+        pageName(StrictJson.required(page, "name"), "\"page\".\"name\"");
+        StrictJson.u64(page, "size");
+        StrictJson.u64(page, "rows");
+        StrictJson.integer(StrictJson.required(page, "crc32c"), "\"page\".\"crc32c\"", 0, 0xffffffffL);
+        JsonNode ids = StrictJson.array(page, "record_ids");
+        if (ids.isEmpty()) {
+            throw new StrictJson.Refused("\"page\".\"record_ids\" is empty");
+        }
+        long previous = 0;
+        for (int i = 0; i < ids.size(); i++) {
+            long id = StrictJson.u64Value(ids.get(i), "a record id of \"page\"");
+            if (i > 0 && Long.compareUnsigned(previous, id) >= 0) {
+                throw new StrictJson.Refused("\"page\".\"record_ids\" are not strictly ascending ("
+                        + Long.toUnsignedString(previous) + " then " + Long.toUnsignedString(id) + ")");
+            }
+            previous = id;
+        }
+        for (String range : new String[] {"batch_range", "time_range"}) {
+            JsonNode pair = StrictJson.array(page, range);
+            if (pair.size() != 2) {
+                throw new StrictJson.Refused("\"page\".\"" + range + "\" holds " + pair.size()
+                        + " values, not 2");
+            }
+            for (JsonNode bound : pair) {
+                StrictJson.integer(bound, "\"page\".\"" + range + "\"", Long.MIN_VALUE, Long.MAX_VALUE);
+            }
+        }
+    }
+
+    /** {@code value} as a page file name ({@code page-[0-9a-z-]+.parquet}); refused otherwise. */
+    private static String pageName(JsonNode value, String what) {
+        String name = StrictJson.stringValue(value, what);
+        if (!PAGE_NAME.matcher(name).matches()) {
+            throw new StrictJson.Refused(what + " is " + io.sparkjournal.journal.Shown.text(name)
+                    + ", not a page file name (page-[0-9a-z-]+.parquet)");
+        }
+        return name;
     }
 
     /** Whether {@code lane} has a request not carried out yet (a writer that carries out

@@ -1,6 +1,7 @@
 package io.sparkjournal.events;
 
 import io.sparkjournal.format.Constants;
+import io.sparkjournal.format.FormatVersionException;
 import io.sparkjournal.journal.Shown;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -10,7 +11,7 @@ import java.nio.file.Path;
 import java.util.regex.Pattern;
 
 /**
- * A PAGE record (events/page_records.py; user type {@link UserTypes#PAGE}): one
+ * A PAGE record (EVENTS.md, "PAGE records"; user type {@link UserTypes#PAGE}): one
  * page file in the lane's {@code pages/} folder that replaced stored records,
  * made visible by one committed transaction (the PAGE record and a DELETE of
  * every record moved). The body, little-endian:
@@ -35,14 +36,14 @@ import java.util.regex.Pattern;
  * 80+n   8m   the record ids moved (u64), ascending
  * </pre>
  *
- * Damage, each a {@link PageRecordException} (EVENTS.md's kind; the message is
- * this implementation's own): a body
- * shorter than its header, another magic or a version other than 1 (a newer
- * version is not told apart here, as in Python), a length other than the
- * header announces, a name not of the form, record ids not strictly ascending
- * (as u64) or none, a lowest/highest id that disagrees with the list. A name
- * that is not UTF-8 is a PageRecordException here; Python lets
- * UnicodeDecodeError escape.
+ * Magic "SJPG" with a version above 1 is *newer-format*
+ * ({@link FormatVersionException}), checked before the rest (EVENTS.md, "PAGE
+ * records", reader requirements). Damage, each a {@link PageRecordException}
+ * (EVENTS.md's kind; the message is this implementation's own): a body
+ * shorter than its header, another magic or version 0, a length other than
+ * the header announces, a name that is not UTF-8 or not of the form, record
+ * ids not strictly ascending (as u64) or none, a lowest/highest id that
+ * disagrees with the list.
  */
 public final class PageRef {
 
@@ -70,10 +71,26 @@ public final class PageRef {
         this.timeRange = timeRange;
     }
 
-    /** The page a PAGE record's body (position to limit) names. */
-    public static PageRef decode(ByteBuffer body) throws PageRecordException {
+    /** {@link #decode(ByteBuffer, String)} of a record named "a PAGE record". */
+    public static PageRef decode(ByteBuffer body) throws PageRecordException, FormatVersionException {
+        return decode(body, "a PAGE record");
+    }
+
+    /**
+     * The page a PAGE record's body (position to limit) names;
+     * {@code where} names the record in a FormatVersionException
+     * ("record 12 of lane /x/lane-000").
+     */
+    public static PageRef decode(ByteBuffer body, String where) throws PageRecordException, FormatVersionException {
         ByteBuffer raw = body.slice().order(ByteOrder.LITTLE_ENDIAN);
         int length = raw.remaining();
+        if (length >= 5 && (raw.get(4) & 0xff) > 1) {
+            byte[] head = new byte[4];
+            raw.get(0, head);
+            if (java.util.Arrays.equals(head, MAGIC)) {
+                throw new FormatVersionException("PAGE record", where, raw.get(4) & 0xff, 1);
+            }
+        }
         if (length < HEAD_SIZE) {
             throw new PageRecordException("a PAGE record of " + length
                     + " bytes is shorter than its header");
@@ -118,7 +135,7 @@ public final class PageRef {
         return ref;
     }
 
-    /** PageRef's own rules (Python's __post_init__). */
+    /** The body's rules after its length (EVENTS.md, "PAGE records", reader requirements). */
     private void check() throws PageRecordException {
         if (!NAME.matcher(name).matches()) {
             throw new PageRecordException("page file name " + Shown.text(name)

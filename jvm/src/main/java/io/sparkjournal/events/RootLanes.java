@@ -8,6 +8,7 @@ import io.sparkjournal.journal.DiskModes;
 import io.sparkjournal.journal.JournalException;
 import io.sparkjournal.journal.LaneAppender;
 import io.sparkjournal.journal.LaneWriterLock;
+import io.sparkjournal.journal.PathOutsideException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -23,9 +24,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The writer side of a node root, as a Python task's writer finds it
- * (events/node.py {@code resolve_root}, {@code node_id}; journal/root.py
- * {@code JournalRoot.open_writer}): the root path with its placeholders
+ * The writer side of a node root (EVENTS.md, "A node root", writer
+ * requirements): the root path with its placeholders
  * resolved, its NODE_ID (made once, crash-safe), and the first lane
  * {@code lane-NNN} whose one-writer lock ({@link LaneWriterLock}) is free,
  * opened with a {@link LaneAppender}.
@@ -33,16 +33,16 @@ import java.util.regex.Pattern;
  * <p>Lane choice: lanes are tried in number order from {@code lane-000}; each
  * folder is made if missing ({@code mkdir} is atomic: of two processes racing
  * for a new lane one makes it, and the lock decides who writes it); a lane that
- * is a symbolic link is refused (as a JournalException: PathOutsideException cannot be made outside its
- * package). A lane this writer cannot append to is released and skipped for
+ * is a symbolic link is refused ({@link PathOutsideException}: the *outside*
+ * kind of EVENTS.md, "A node root"). A lane this writer cannot append to is released and skipped for
  * the next, with a WARNING on the "sparkjournal.task" logger naming the lane
  * and why, so one bad lane never blocks a node's writes:
  * <ul>
- *   <li>a damaged lane ({@link CorruptJournalException}), as Python's writer
- *       skips it; it stays as it is, and readers fail on it (or leave its
+ *   <li>a damaged lane ({@link CorruptJournalException}, EVENTS.md: a lane
+ *       a writer cannot append to is skipped); it stays as it is, and readers fail on it (or leave its
  *       damaged files out under skipCorrupt) until it is repaired;</li>
  *   <li>a lane written by a newer sparkjournal ({@link FormatVersionException}),
- *       as Python's writer skips it: the newer version goes on writing it,
+ *       skipped likewise: the newer version goes on writing it,
  *       this one writes elsewhere, and a reader of this version fails on it;</li>
  *   <li>unlike Python, a lane refused for what only a Python writer does (a
  *       pending compaction swap, files to move to attic/: plain
@@ -54,11 +54,11 @@ import java.util.regex.Pattern;
  * Each open of a skipped lane loads it again (and warns again): a JVM keeps
  * its writers across tasks ({@link LaneWriters}), so that is rare.
  *
- * <p>Modes: folders are made 0750 and files 0640 (less the umask), Python's
- * defaults; the caller refuses other dirMode/fileMode values.
+ * <p>Modes: folders are made 0750 and files 0640 (less the umask), the
+ * defaults of every sparkjournal writer; the caller refuses other dirMode/fileMode values.
  *
  * <p>Crash behaviour: the writer lock dies with the process; a lane folder
- * made and never written is an empty lane (Python makes the same); NODE_ID is
+ * made and never written is an empty lane (FORMAT.md); NODE_ID is
  * absent or whole (see {@link #nodeId}).
  */
 public final class RootLanes {
@@ -88,7 +88,7 @@ public final class RootLanes {
     private RootLanes() {
     }
 
-    /** Python's {@code socket.gethostname()}: the kernel's node name. */
+    /** The kernel's node name, the host a node id names (EVENTS.md, "A node root"). */
     public static String hostName() {
         try {
             String name = Files.readString(Paths.get("/proc/sys/kernel/hostname")).strip();
@@ -105,7 +105,7 @@ public final class RootLanes {
         }
     }
 
-    /** Python's {@code node.executor_id()}: SPARK_EXECUTOR_ID, else the executor id in a
+    /** The executor a root path's {executor} names: SPARK_EXECUTOR_ID, else the executor id in a
      *  standalone worker's folder ({@code work/app-.../<id>}), else "driver". In a Spark
      *  executor JVM, SparkEnv's executor id is the same thing. */
     public static String executorId() {
@@ -117,7 +117,7 @@ public final class RootLanes {
         return match.find() ? match.group(1) : "driver";
     }
 
-    /** Python's {@code resolve_root}: placeholders {host} and {executor} resolved, absolute
+    /** A root path with its placeholders {host} and {executor} resolved, absolute
      *  and normalized (not resolving links). EventsException for an unknown placeholder. */
     public static Path resolveRoot(String path, String host, String executor) throws EventsException {
         String resolved = path.replace("{host}", host).replace("{executor}", executor);
@@ -129,7 +129,8 @@ public final class RootLanes {
     }
 
     /**
-     * The root's node id, made first if it has none (Python's {@code node_id}):
+     * The root's node id, made first if it has none (EVENTS.md, "A node root",
+     * writer requirements):
      * "uuid hex@host" written and synced under a unique temporary name, then
      * hard-linked to NODE_ID (which fails if another process won the race: its
      * id is used), the temporary name removed and the folder synced. A crash
@@ -172,7 +173,8 @@ public final class RootLanes {
             String name = String.format("lane-%03d", number);
             Path lane = root.resolve(name);
             if (Files.isSymbolicLink(lane)) {
-                throw new JournalException("lane " + Shown.text(lane.toString()) + " of the journal "
+                throw new PathOutsideException("the lane " + name, name, root.toString(),
+                        "lane " + Shown.text(lane.toString()) + " of the journal "
                         + Shown.text(root.toString()) + " is a symbolic link (to "
                         + Shown.text(Files.readSymbolicLink(lane).toString()) + "), which "
                         + "sparkjournal refuses: a lane must be a real folder. Replace the link "

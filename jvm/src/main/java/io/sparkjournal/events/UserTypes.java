@@ -5,9 +5,8 @@ import io.sparkjournal.format.Constants;
 /**
  * The user record types of a node root's lanes (FORMAT.md, "Above the
  * journal: a stream's events"), from their one declaration
- * (sparkjournal/format/constants.json, the generated {@link Constants}), which
- * Python's events/event_records.py, deletions.py and page_records.py take
- * them from too. A record of any other
+ * (sparkjournal/format/constants.json, the generated {@link Constants}),
+ * shared by every implementation. A record of any other
  * user type is not the events layer's: readers leave it alone.
  */
 public final class UserTypes {

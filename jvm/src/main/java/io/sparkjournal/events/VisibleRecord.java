@@ -7,8 +7,9 @@ import java.util.Map;
  * (its Arrow IPC messages located over the lane's memory map, valid while
  * the lane's {@link LaneEvents} is open), the batch it belongs to and when that batch
  * was committed (null while unknown), the min/max its writer stored
- * ({column: [min, max]}, Long / Double / String values; times and dates in
- * their own unit, {@code unitsPerSecond} gives it for times), its deleted
+ * ({column: [min, max]}, Long / Double / String values, only those
+ * {@link LaneEvents#statistics} can use; timestamps in their own unit,
+ * {@code unitsPerSecond} gives it, dates in days), its deleted
  * original positions (ascending; empty: none; null: every row), and its
  * stored body's length in bytes.
  */

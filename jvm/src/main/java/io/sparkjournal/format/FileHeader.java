@@ -9,9 +9,8 @@ import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
 
 /**
- * A data file's header (FORMAT.md, "Data file"), version 1 or 2, checked the
- * way sparkjournal/journal/datafile.py's decode_header and read_header check
- * it, in the same order:
+ * A data file's header (FORMAT.md, "Data file"), version 1 or 2, checked as
+ * FORMAT.md's reader requirements state, in this order:
  * <ol>
  *   <li>fewer than 76 bytes, or the magic is not "SJRNLDAT": corrupt;</li>
  *   <li>the CRC-32C is read at 72 for version 1 and at 88 for any other

@@ -7,7 +7,7 @@ import java.util.zip.CRC32C;
 
 /**
  * The fields of a data file header to write, and their encoding (FORMAT.md,
- * "Data file"): the JVM twin of {@code datafile.py FileHeader.encode}. Always
+ * "Data file"). Always
  * the current format version (2): the 88 bytes of fields, their CRC-32C at
  * 88, zeros to 4096. {@link FileHeader#parse} reads the block back.
  *

@@ -12,7 +12,7 @@ import java.util.Set;
 
 /**
  * Where each scanned file's data ends, and which files are damaged (FORMAT.md,
- * "Reading: where data ends"; Python: loader.py _classify). Every file's data
+ * "Reading: where data ends"). Every file's data
  * first ends where its clean data ends; then, file by file in log order:
  *
  * <ol>
@@ -116,7 +116,7 @@ final class DataEnd {
      *  or damaged record of the file; FORMAT.md)? Stale bytes of an earlier use carry another
      *  file id in their headers, but their bodies may hold anything: eight bytes that only
      *  happen to match the file id at a header's place are no record
-     *  (Python: loader.own_record_at). */
+     *  (FORMAT.md, "Reading: where data ends"). */
     private static boolean ownRecordAt(ByteBuffer view, long offset, long fileId32) {
         if (offset < 0 || offset + Layout.RECORD_HEADER_SIZE > view.capacity()) {
             return false;

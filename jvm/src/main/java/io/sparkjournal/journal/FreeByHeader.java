@@ -8,7 +8,7 @@ import io.sparkjournal.format.FileHeader;
 
 /**
  * Pool files a load tells apart by their headers alone (FORMAT.md, "Reading:
- * where data ends", free by header; Python: journal/free_by_header.py). A file
+ * where data ends", free by header). A file
  * is made or freed with a header holding a fresh id and naming no previous
  * file; a roll gives the file it enters another fresh id and names the file it
  * sealed; a writer appends under a header it did not roll into only when the

@@ -7,7 +7,8 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Python's {@code journal/inside.check_inside} for the paths a reader opens
+ * The check that keeps a reader inside its lane (FORMAT.md, "A journal (lane)
+ * directory"; JSON.md, "Error kinds": *outside*) for the paths it opens
  * inside a lane (its {@code large/} folder, {@code requests/} and its files):
  * the real location of
  * {@code lane/relative}, with {@code ..} and every symbolic link resolved as
@@ -50,7 +51,7 @@ public final class InsideLane {
         return Paths.get(resolved).normalize().toString();
     }
 
-    /** Python's posixpath._joinrealpath: {@code rest} resolved onto the resolved {@code path}. */
+    /** {@code rest} resolved onto the resolved {@code path}, part by part, as realpath(3) resolves. */
     private static String join(String path, String rest, Map<String, String> seen) {
         if (rest.startsWith("/")) {
             path = "/";

@@ -11,7 +11,8 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Which data files a lane holds right now (Python: journal/swap.py lane_view),
+ * Which data files a lane holds right now (FORMAT.md, "Compaction" and
+ * "Reading: where data ends"),
  * as paths in the order the loader opens them; the order of the log is the
  * file id in each header, never the name (LaneLoader sorts by it).
  *

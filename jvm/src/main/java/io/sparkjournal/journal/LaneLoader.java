@@ -18,7 +18,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Loads a lane read only (Python: loader.py load with writable=False): lists
+ * Loads a lane read only (FORMAT.md, "Reading: where data ends"): lists
  * its data files (LaneFiles), reads each header, maps and scans each file
  * (but those free by their headers, FreeByHeader),
  * decides where data ends (DataEnd) and replays the data (ReplayState).

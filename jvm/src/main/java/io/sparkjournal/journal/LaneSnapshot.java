@@ -13,10 +13,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The records of one lane as one read-only load saw them: the JVM twin of
- * Python's {@code Journal.read(lane, defer_crc=False, checksum=..., recover=...)}
- * snapshot (journal.py JournalSnapshot). tests/test_jvm_journal_agreement.py
- * holds the two to the same records, prepared transactions, report and errors.
+ * The records of one lane as one read-only load saw them (FORMAT.md,
+ * "Reading: where data ends"). tests/test_jvm_journal_agreement.py holds it
+ * and the Python reader to the same records, prepared transactions, report and errors.
  *
  * <p>{@link #read} changes nothing on disk. It fails with
  * CorruptJournalException for damage (unless {@code recover}, which reports it
@@ -24,7 +23,7 @@ import java.util.Map;
  * format, PathOutsideException for a {@code large/} folder leading out of the
  * lane, JournalException for a lane that is not a folder.
  *
- * <p>Concurrency: like Python's readers it holds the lane's file-set lock
+ * <p>Concurrency: like every reader (FORMAT.md) it holds the lane's file-set lock
  * shared ({@link FileSetLock}) from before it lists the lane's files until it
  * is closed, so a compaction's swap or a writer's reclaim does not replace the
  * files it mapped; a writer appending beside it takes no lock, and what it
@@ -54,7 +53,7 @@ public final class LaneSnapshot implements AutoCloseable {
 
     /**
      * Loads the lane at {@code lane}. {@code checksum}: check every record's
-     * CRC-32C at load and every large body's when read (Python's option
+     * CRC-32C at load and every large body's when read (the read option
      * {@code checksum}, default true); {@code recover}: report damaged files
      * and what was lost with them instead of failing (they stay in place).
      */
@@ -162,8 +161,8 @@ public final class LaneSnapshot implements AutoCloseable {
     }
 
     /**
-     * The number of the lane's last compaction swap, as Python's
-     * file_set_generation gives it: a pending swap's generation, else files.gen
+     * The number of the lane's last compaction swap (FORMAT.md, "Compaction"):
+     * a pending swap's generation, else files.gen
      * now (0 when absent, -1 when it is not a number).
      */
     public long generation() throws IOException {

@@ -12,8 +12,8 @@ import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
 
 /**
- * The bodies of a lane's large records, read only (FORMAT.md, "Large records";
- * Python: large.py LargeStore.read). A LARGE record's body is a 24-byte
+ * The bodies of a lane's large records, read only (FORMAT.md, "Large
+ * records"). A LARGE record's body is a 24-byte
  * reference (large id, body size, CRC-32C of the body); the body is the whole
  * of {@code large/<16 hex digits>.body}. A durable reference always names a
  * complete body, so each of these is damage, thrown as CorruptJournalException
@@ -93,8 +93,8 @@ public final class LargeBodies {
 
     /**
      * Refuses a {@code large} folder whose real location is not inside the
-     * lane (Python: inside.py check_inside, as LargeStore does when a snapshot
-     * is made), with Python's message.
+     * lane ({@link InsideLane}: *outside*, FORMAT.md, "A journal (lane)
+     * directory"), checked when a snapshot is made.
      */
     void checkInside() throws IOException {
         InsideLane.check(lane.toString(), FOLDER, "the large records folder");

@@ -5,7 +5,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 
 /**
- * A record as a load sees it (Python: records.py Record): a live committed
+ * A record as a load sees it (FORMAT.md, "Record"): a live committed
  * record (its ADD with the body of its latest UPDATE), or a record of a
  * prepared transaction as it would be live if it commits.
  *

@@ -7,7 +7,7 @@ import java.nio.ByteOrder;
 import java.nio.file.Path;
 
 /**
- * One data file of a load (Python: loader.py LoadedFile): its header, its
+ * One data file of a load (FORMAT.md, "Data file"): its header, its
  * bytes mapped read only (the whole file as it is on disk, one ByteBuffer, so
  * at most 2 GiB - 1 bytes), the scan of its records, and where its data ends
  * once DataEnd has classified it.

@@ -13,7 +13,7 @@ import java.util.Map;
  * whether it is prepared. Begun from the lane's load (every transaction with
  * records or a PREPARE and no outcome yet), kept up to date by the appender.
  *
- * <p>The rules are Python's (state.py): a transaction begins with its first
+ * <p>The rules are FORMAT.md's ("Record", transactions): a transaction begins with its first
  * record or with its PREPARE; a prepared one takes no more records and no
  * second PREPARE; a COMMIT or ROLLBACK ends one that is open, and is refused
  * for any other. Refusals are {@link TxException}s, thrown before anything is

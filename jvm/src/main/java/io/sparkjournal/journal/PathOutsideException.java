@@ -1,10 +1,11 @@
 package io.sparkjournal.journal;
 
 /**
- * A folder the lane names for itself (its {@code large/} folder) leads outside
- * the lane, through a symbolic link or otherwise: refused, as Python's
- * PathOutsideError (journal/inside.py) refuses it; sparkjournal reads only
- * inside its journal. The message is Python's.
+ * A path leading out of the journal: a folder or file the lane names for
+ * itself (its {@code large/} folder, a lane request) outside the lane, or a
+ * lane of a node root that is a symbolic link (EVENTS.md, "A node root").
+ * The *outside* error kind of JSON.md, "Error kinds": refused, nothing
+ * changed; sparkjournal reads and writes only inside its journal.
  */
 public final class PathOutsideException extends JournalException {
 
@@ -14,7 +15,7 @@ public final class PathOutsideException extends JournalException {
     private final String path;
     private final String root;
 
-    PathOutsideException(String what, String path, String root, String message) {
+    public PathOutsideException(String what, String path, String root, String message) {
         super(message);
         this.what = what;
         this.path = path;

@@ -4,11 +4,10 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * A transaction whose PREPARE is durable and whose outcome is not (Python:
- * records.py PreparedTransaction): the caller decides. {@link #recordIds()}
+ * A transaction whose PREPARE is durable and whose outcome is not (FORMAT.md,
+ * "Record"): the caller decides. {@link #recordIds()}
  * lists every record of it in append order (deletes included);
- * {@link #records()} the ADD/UPDATE ones as they will be live if it commits
- * (Python: JournalSnapshot.prepared_records).
+ * {@link #records()} the ADD/UPDATE ones as they will be live if it commits.
  */
 public final class PreparedTx {
 

@@ -7,8 +7,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * What recovery mode reports as lost with one damaged file (Python: loader.py
- * _what_was_lost), comparing {@code full} (every valid record of every file,
+ * What recovery mode reports as lost with one damaged file, comparing {@code full} (every valid record of every file,
  * past the damage too, every COMMIT applied) with {@code kept} (the damaged
  * files left out):
  * <ul>

@@ -10,9 +10,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The logical state a lane's records replay into (Python: state.py
- * JournalState and loader.py replay, the read-only part: no reclaim
- * accounting). Records are applied in log order: files by file id, records in
+ * The logical state a lane's records replay into (FORMAT.md, "Record": what
+ * each record type does; the read-only part: no reclaim accounting). Records are applied in log order: files by file id, records in
  * file order, each file's first {@link LoadedFile#dataRecords()} records.
  *
  * <ul>
@@ -182,7 +181,7 @@ final class ReplayState {
         return Long.compareUnsigned(a, b) >= 0 ? a : b;
     }
 
-    /** A transaction record no writer writes (Python's TransactionError at load). */
+    /** A transaction record no writer writes (FORMAT.md, "Record": damage at load). */
     private static final class OutOfOrder extends Exception {
         private static final long serialVersionUID = 1L;
 

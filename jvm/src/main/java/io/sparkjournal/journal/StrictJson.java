@@ -64,8 +64,9 @@ public final class StrictJson {
     /**
      * The one value {@code raw} holds (JSON.md requirements 1 to 5): UTF-8
      * without a byte-order mark, one RFC 8259 value and only whitespace around
-     * it, names once per object, no lone surrogate escapes, at most
-     * {@link #MAX_DEPTH} deep. Anything else is refused.
+     * it, names once per object, no lone surrogate escapes, no number with a
+     * fraction or exponent beyond the largest finite double ({@code 1e400}:
+     * requirement 2), at most {@link #MAX_DEPTH} deep. Anything else is refused.
      */
     public static JsonNode parse(byte[] raw) {
         if (raw.length >= 3 && (raw[0] & 0xff) == 0xef && (raw[1] & 0xff) == 0xbb
@@ -93,7 +94,7 @@ public final class StrictJson {
         if (tree == null || tree.isMissingNode()) {
             throw new Refused("it holds no JSON value");
         }
-        refuseLoneSurrogates(tree);
+        refuseLoneSurrogatesAndInfinities(tree);
         return tree;
     }
 
@@ -264,17 +265,22 @@ public final class StrictJson {
         return value.isArray() ? "a list" : "an object";
     }
 
-    private static void refuseLoneSurrogates(JsonNode value) {
+    private static void refuseLoneSurrogatesAndInfinities(JsonNode value) {
         if (value.isTextual()) {
             refuseLoneSurrogates(value.textValue());
+        } else if (value.isNumber() && !value.isIntegralNumber()) {
+            if (!Double.isFinite(value.doubleValue())) {
+                throw new Refused("it holds a number beyond the largest finite double ("
+                        + value.asText() + "), which no writer writes");
+            }
         } else if (value.isArray()) {
             for (JsonNode item : value) {
-                refuseLoneSurrogates(item);
+                refuseLoneSurrogatesAndInfinities(item);
             }
         } else if (value.isObject()) {
             for (Map.Entry<String, JsonNode> field : value.properties()) {
                 refuseLoneSurrogates(field.getKey());
-                refuseLoneSurrogates(field.getValue());
+                refuseLoneSurrogatesAndInfinities(field.getValue());
             }
         }
     }

@@ -23,8 +23,8 @@ import org.apache.spark.sql.util.ArrowUtils;
 /**
  * The columns of a journal as Spark sees them: its events schema (the commit
  * log's {@code schema.arrow}, timestamps as Spark's instants) followed by the
- * metadata columns, whose one definition is Python's
- * {@code read_columns.METADATA}, carried in the jar as {@value #METADATA_RESOURCE}.
+ * metadata columns (EVENTS.md, "Reading: the columns"; declared in
+ * constants.json), carried in the jar as {@value #METADATA_RESOURCE}.
  * Planned on the driver; partitions carry what they need as plain values.
  */
 final class JournalSchema implements Serializable {

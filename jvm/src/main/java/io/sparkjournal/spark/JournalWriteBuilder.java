@@ -24,11 +24,15 @@ final class JournalWriteBuilder implements SupportsTruncate {
     /**
      * The options parsed ({@link OptionException} for a wrong one) and every
      * reason the JVM writer cannot write this checked, before anything runs:
-     * {@link JvmWriteRefusal} names it.
+     * {@link JvmWriteRefusal} names it. A column taking a reserved name
+     * (metadata columns, {@code __sj_row}) is refused first, whichever writer
+     * would write: a {@link SchemaEvolution.SchemaMismatchException}.
      */
     JournalWriteBuilder(LogicalWriteInfo info) {
         this.info = info;
         this.options = WriteOptions.parse(info.options().asCaseSensitiveMap());
+        SchemaEvolution.refuseReserved(java.util.Arrays.asList(info.schema().fieldNames()),
+                "a write into " + options.path());
         SparkSession session = SparkSession.active();
         try {
             ConnectorBuild.requireOnExecutors(session.sparkContext(), "a format(\"sparkjournal\") write");

@@ -19,8 +19,8 @@ import io.sparkjournal.events.PageRef;
 import io.sparkjournal.events.VisibleRecord;
 
 /**
- * Reads one lane on the executor as columnar batches in the Python scan's
- * order (sparkjournal/events/lane_scan.py): first the live page files of the
+ * Reads one lane on the executor as columnar batches (EVENTS.md,
+ * "Visibility: what a read returns", in today's readers' order): first the live page files of the
  * lane's snapshot, oldest first ({@link PageBatches}: Spark's Parquet reader,
  * the lane's deletions applied; pages whose PAGE record ranges rule out a
  * pushed filter are skipped unopened, {@link PagePruning}), then one batch per
@@ -119,7 +119,8 @@ final class LaneBatchReader implements PartitionReader<ColumnarBatch> {
                 return false;
             }
             PageRef ref = pages.next();
-            if (ref.lastId() >= partition.firstId() && ref.firstId() < partition.endId()
+            if (Long.compareUnsigned(ref.lastId(), partition.firstId()) >= 0
+                    && Long.compareUnsigned(ref.firstId(), partition.endId()) < 0
                     && PagePruning.wanted(filters, ref, partition.host(), lane)) {
                 page = PageBatches.open(events.lane(), ref, output, events.deletions(), partition.host(),
                         lane, partition.firstId(), partition.endId());

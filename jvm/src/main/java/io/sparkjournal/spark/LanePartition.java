@@ -9,7 +9,9 @@ import org.apache.spark.sql.connector.read.InputPartition;
  * its root must carry there (null: a root without NODE_ID, read wherever the
  * task runs, as the Python reader does), the Spark locations that hold it,
  * and the record ids to read, {@code [firstId, endId)}: the whole lane for a
- * batch scan, one micro-batch's range for a stream. Plain values only: it
+ * batch scan ({@link #WHOLE_LANE}), one micro-batch's range for a stream.
+ * Record ids are u64 (FORMAT.md) held in a long: every comparison of them
+ * is unsigned. Plain values only: it
  * travels to the executor.
  */
 public final class LanePartition implements InputPartition, Serializable {
@@ -22,8 +24,11 @@ public final class LanePartition implements InputPartition, Serializable {
     private final long firstId;
     private final long endId;
 
+    /** The end of a whole-lane read: 2^64 - 1, the largest u64 (no lane hands it out). */
+    static final long WHOLE_LANE = -1L;
+
     LanePartition(String lane, String node, String[] locations) {
-        this(lane, node, locations, 0, Long.MAX_VALUE);
+        this(lane, node, locations, 0, WHOLE_LANE);
     }
 
     LanePartition(String lane, String node, String[] locations, long firstId, long endId) {
@@ -51,7 +56,7 @@ public final class LanePartition implements InputPartition, Serializable {
 
     /** Whether record {@code recordId} is in the range read. */
     public boolean inRange(long recordId) {
-        return recordId >= firstId && recordId < endId;
+        return Long.compareUnsigned(recordId, firstId) >= 0 && Long.compareUnsigned(recordId, endId) < 0;
     }
 
     /** The key a stream's offsets name the lane by: {@code <node or ->|<lane folder name>}. */
@@ -67,13 +72,20 @@ public final class LanePartition implements InputPartition, Serializable {
         return node;
     }
 
-    /** The host part of the node id ({@code uuid@host}), or null. */
+    /** The host of the node id ({@link #hostOf}): the {@code _host} of every row read. */
     public String host() {
+        return hostOf(node);
+    }
+
+    /**
+     * The host of a node id (EVENTS.md, "A node root"): the text after its
+     * last {@code @}, the whole id if it has none; null for no id or an empty host.
+     */
+    static String hostOf(String node) {
         if (node == null) {
             return null;
         }
-        int at = node.lastIndexOf('@');
-        String host = at < 0 ? "" : node.substring(at + 1);
+        String host = node.substring(node.lastIndexOf('@') + 1);
         return host.isEmpty() ? null : host;
     }
 
@@ -85,6 +97,7 @@ public final class LanePartition implements InputPartition, Serializable {
     @Override
     public String toString() {
         return "lane " + lane + " of node " + node
-                + (firstId == 0 && endId == Long.MAX_VALUE ? "" : ", records " + firstId + ".." + (endId - 1));
+                + (firstId == 0 && endId == WHOLE_LANE ? "" : ", records " + Long.toUnsignedString(firstId)
+                        + ".." + Long.toUnsignedString(endId - 1));
     }
 }

@@ -133,7 +133,12 @@ final class LanePlanner {
     static Map<String, String[]> driverLanes(String path) {
         Map<String, String[]> lanes = new LinkedHashMap<>();
         for (Path root : NodeRoots.visible(path)) {
-            String node = NodeIds.read(root);
+            String node;
+            try {
+                node = NodeIds.read(root);
+            } catch (io.sparkjournal.events.NodeIdException damaged) {
+                throw new java.io.UncheckedIOException(damaged);  // a damaged NODE_ID fails the read
+            }
             TreeMap<Long, String> ordered = new TreeMap<>();
             try (DirectoryStream<Path> entries = Files.newDirectoryStream(root)) {
                 for (Path entry : entries) {

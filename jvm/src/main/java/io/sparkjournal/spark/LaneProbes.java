@@ -60,7 +60,11 @@ final class LaneProbes {
         if (!Files.isDirectory(folder)) {
             return false;
         }
-        return lane.node() == null || lane.node().equals(NodeIds.read(folder.toAbsolutePath().getParent()));
+        try {
+            return lane.node() == null || lane.node().equals(NodeIds.read(folder.toAbsolutePath().getParent()));
+        } catch (io.sparkjournal.events.NodeIdException damaged) {
+            throw new java.io.UncheckedIOException(damaged);      // a damaged NODE_ID fails the read
+        }
     }
 
     private static List<LaneProgress> onExecutors(SparkContext sc, List<LaneProbe> probes) {

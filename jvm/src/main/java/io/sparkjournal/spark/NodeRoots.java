@@ -10,8 +10,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * Every node root of a journal path visible from here, as
- * sparkjournal/events/node.py's node_roots: the path itself when it has no
+ * Every node root of a journal path visible from here: the path itself when it has no
  * placeholder, else every folder matching it with each placeholder as a
  * wildcard of one path segment, sorted.
  */

@@ -30,8 +30,8 @@ import io.sparkjournal.events.Deletions;
 import io.sparkjournal.events.PageRef;
 
 /**
- * One page file's visible rows as batches of a read's output columns: the JVM
- * twin of sparkjournal/events/page_scan.py's {@code read_page}, over the
+ * One page file's visible rows as batches of a read's output columns
+ * (EVENTS.md, "PAGE records and page files", reader requirements), over the
  * record ids {@code [firstId, endId)} (a whole lane, or a stream's
  * micro-batch: a page straddling the range's ends is cut to it by each row's
  * {@code _record_id}).
@@ -39,12 +39,12 @@ import io.sparkjournal.events.PageRef;
  * <p>The file is read by Spark's own vectorized Parquet reader
  * ({@link VectorizedParquetRecordReader}, the one {@code spark.read.parquet}
  * uses, so types decode exactly as Spark decodes Parquet), asked for the
- * output's columns by name (case-sensitive, as Python's conform_page): an
+ * output's columns by name (case-sensitive; EVENTS.md: matched by name): an
  * events column the page predates reads as nulls; {@code _batch_id},
  * {@code _commit_time}, {@code _record_id} and {@code _row} are the page's
  * own; {@code _host} and {@code _lane} are restated from the read (one
  * constant each), never taken from the file. Parquet's page checksums,
- * written by paging, are verified as Python verifies them. Only the columns
+ * written by paging, are verified. Only the columns
  * asked for are decoded, plus {@code _record_id} and {@code _row} when the
  * lane's deletions name any of the page's records: a row whose
  * ({@code _record_id}, {@code _row}) {@link Deletions#isDeleted} is dropped
@@ -53,7 +53,8 @@ import io.sparkjournal.events.PageRef;
  *
  * <p>Failures, each a {@link PageFileException} naming the lane and the file:
  * the file missing, its size not its PAGE record's (checked before it is
- * opened; the CRC-32C of the whole file is not, as in Python), or its
+ * opened; the CRC-32C of the whole file is not: EVENTS.md does not require
+ * it of a reader), or its
  * contents not decoding (damage, a checksum mismatch, a column of another
  * type than the journal's).
  *
@@ -148,7 +149,7 @@ final class PageBatches implements AutoCloseable {
                 read.add(new StructField(field.name(), field.dataType(), true, Metadata.empty()));
             }
         }
-        boolean cut = ref.firstId() < firstId || ref.lastId() >= endId;
+        boolean cut = cuts(ref.firstId(), ref.lastId(), firstId, endId);
         int recordIds = deleting || cut ? indexOrAdd(read, RECORD_ID, DataTypes.LongType) : -1;
         int rows = deleting ? indexOrAdd(read, ROW, DataTypes.IntegerType) : -1;
         VectorizedParquetRecordReader reader = new VectorizedParquetRecordReader(
@@ -237,7 +238,7 @@ final class PageBatches implements AutoCloseable {
         int n = 0;
         for (int i = 0; i < count; i++) {
             long id = ids.getLong(i);
-            if (cut && (id < firstId || id >= endId)) {
+            if (cut && (Long.compareUnsigned(id, firstId) < 0 || Long.compareUnsigned(id, endId) >= 0)) {
                 continue;
             }
             if (deletions == null || !deletions.isDeleted(id, positions.getInt(i) & 0xffffffffL)) {
@@ -293,5 +294,14 @@ final class PageBatches implements AutoCloseable {
             conf.size();                            // parses the default resources now, once
             return conf;
         }
+    }
+
+    /**
+     * Whether a page holding record ids {@code first .. last} reaches out of
+     * the read's {@code [firstId, endId)}, so its rows must be checked by id.
+     * Record ids are u64 (FORMAT.md): compared unsigned.
+     */
+    static boolean cuts(long first, long last, long firstId, long endId) {
+        return Long.compareUnsigned(first, firstId) < 0 || Long.compareUnsigned(last, endId) >= 0;
     }
 }

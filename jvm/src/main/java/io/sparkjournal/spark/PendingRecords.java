@@ -33,7 +33,7 @@ final class PendingRecords {
         List<long[]> sizes = new ArrayList<>();
         StructType ids = new StructType().add(PageBatches.RECORD_ID, DataTypes.LongType);
         for (PageRef ref : events.pages()) {
-            if (ref.lastId() < first || ref.firstId() >= end) {
+            if (Long.compareUnsigned(ref.lastId(), first) < 0 || Long.compareUnsigned(ref.firstId(), end) >= 0) {
                 continue;
             }
             Map<Long, Long> counts = new TreeMap<>();
@@ -50,11 +50,12 @@ final class PendingRecords {
             counts.forEach((id, rows) -> sizes.add(new long[] {id, rows, (long) (rows * perRow)}));
         }
         for (VisibleRecord record : events.records()) {
-            if (record.recordId() >= first && record.recordId() < end) {
+            if (Long.compareUnsigned(record.recordId(), first) >= 0
+                    && Long.compareUnsigned(record.recordId(), end) < 0) {
                 sizes.add(new long[] {record.recordId(), record.body().rows(), record.bodyLength()});
             }
         }
-        sizes.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0])
+        sizes.sort((a, b) -> a[0] != b[0] ? Long.compareUnsigned(a[0], b[0])
                 : a[1] != b[1] ? Long.compare(a[1], b[1]) : Long.compare(a[2], b[2]));
         return sizes;
     }

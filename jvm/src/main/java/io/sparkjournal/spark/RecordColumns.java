@@ -23,7 +23,7 @@ import io.sparkjournal.events.Deletions;
 
 /**
  * One stored record's visible rows as the columns a read asked for
- * (sparkjournal/events/read_columns.py's rule): an event column is the
+ * (EVENTS.md, "Reading: the columns"): an event column is the
  * record's own Arrow vector (no copy) or nulls where the record predates the
  * column; {@code _batch_id}, {@code _commit_time}, {@code _host},
  * {@code _lane}, {@code _record_id} are one constant per record; {@code _row}

@@ -24,12 +24,23 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * One comparison a read can prune stored records with, the rule of
- * sparkjournal/events/pruning.py: a metadata column is one value per record
- * (exact), an event column has the record's [min, max] when the writer stored
- * them (times and dates as whole numbers of their unit). {@link #mayMatch}
- * must never say false for a record that holds a matching row; anything it
- * cannot compare keeps the record.
+ * One comparison a read can prune stored records with (EVENTS.md,
+ * "Statistics", reader requirements): a metadata column is one value per
+ * record (exact), an event column has the record's [min, max] when the
+ * writer stored them (LaneEvents.statistics: timestamps in their own unit,
+ * dates in days, floats as doubles). {@link #mayMatchRange} and
+ * {@link #mayMatchConstant} must never say false for a record that holds a
+ * matching row; anything they cannot compare exactly keeps the record.
+ *
+ * <p>A timestamp literal (microseconds) is converted to the column's unit
+ * without losing the fraction that decides a comparison: in a coarser unit a
+ * literal between two whole values t and t + 1 is matched by values up to t
+ * for {@code <} and {@code <=}, from t + 1 for {@code >} and {@code >=}, and
+ * by none for {@code =}; a literal a finer unit cannot hold (overflow) keeps
+ * the record. Numbers compare exactly (a long against a double by their
+ * exact values, so 0.0 equals -0.0). Float statistics do not count NaN,
+ * which Spark orders above every number and equal to itself: on a float
+ * column {@code >}, {@code >=}, and a NaN literal, never prune.
  */
 final class RecordFilter implements Serializable {
 
@@ -140,26 +151,88 @@ final class RecordFilter implements Serializable {
     }
 
     boolean mayMatchRange(Object low, Object high, long unitPerSecond) {
+        boolean floats = low instanceof Double || high instanceof Double;
+        if (floats && (op.equals(">") || op.equals(">="))) {
+            return true;                           // NaN rows, which the bounds leave out, match
+        }
         for (Object raw : values) {
-            Object value = time && raw instanceof Long micros ? scale(micros, unitPerSecond) : raw;
-            Integer belowHigh = compare(low, value);
-            Integer aboveLow = compare(high, value);
+            if (floats && raw instanceof Double d && d.isNaN()) {
+                return true;
+            }
+            if (time && raw instanceof Long micros && unitPerSecond != 1_000_000L) {
+                if (mayMatchTime(low, high, micros, unitPerSecond)) {
+                    return true;
+                }
+                continue;
+            }
+            Integer belowHigh = compare(low, raw);
+            Integer aboveLow = compare(high, raw);
             if (belowHigh == null || aboveLow == null) {
                 return true;
             }
-            boolean may = switch (op) {
-                case "=", "in" -> belowHigh <= 0 && aboveLow >= 0;
-                case "<" -> belowHigh < 0;
-                case "<=" -> belowHigh <= 0;
-                case ">" -> aboveLow > 0;
-                case ">=" -> aboveLow >= 0;
-                default -> true;
-            };
-            if (may) {
+            if (holdsBetween(op, belowHigh, aboveLow)) {
                 return true;
             }
         }
         return false;
+    }
+
+    /** Whether some v in [low, high] satisfies v op value, given low vs value and high vs value. */
+    private static boolean holdsBetween(String op, int lowOrder, int highOrder) {
+        return switch (op) {
+            case "=", "in" -> lowOrder <= 0 && highOrder >= 0;
+            case "<" -> lowOrder < 0;
+            case "<=" -> lowOrder <= 0;
+            case ">" -> highOrder > 0;
+            case ">=" -> highOrder >= 0;
+            default -> true;
+        };
+    }
+
+    /**
+     * {@link #mayMatchRange} of one literal of {@code micros} against bounds
+     * in a unit of {@code unitPerSecond} (1, 1000, 10^9; 10^6 never comes here).
+     */
+    private boolean mayMatchTime(Object low, Object high, long micros, long unitPerSecond) {
+        long whole;
+        boolean exact;
+        if (unitPerSecond > 1_000_000L) {
+            if (unitPerSecond % 1_000_000L != 0) {
+                return true;
+            }
+            try {
+                whole = Math.multiplyExact(micros, unitPerSecond / 1_000_000L);
+            } catch (ArithmeticException tooFar) {
+                return true;                       // not a value of the column's unit: keep
+            }
+            exact = true;
+        } else {
+            if (unitPerSecond <= 0 || 1_000_000L % unitPerSecond != 0) {
+                return true;
+            }
+            long per = 1_000_000L / unitPerSecond;
+            whole = Math.floorDiv(micros, per);
+            exact = Math.floorMod(micros, per) == 0;
+        }
+        if (exact) {
+            Integer lowOrder = compare(low, whole);
+            Integer highOrder = compare(high, whole);
+            return lowOrder == null || highOrder == null || holdsBetween(op, lowOrder, highOrder);
+        }
+        // the literal lies strictly between whole and whole + 1 (whole < Long.MAX_VALUE here)
+        Integer order = switch (op) {
+            case "<", "<=" -> compare(low, whole);           // some v <= whole
+            case ">", ">=" -> compare(high, whole + 1);      // some v >= whole + 1
+            default -> Integer.valueOf(1);                    // = / in: no whole value equals it
+        };
+        if (order == null) {
+            return true;
+        }
+        return switch (op) {
+            case "<", "<=" -> order <= 0;
+            case ">", ">=" -> order >= 0;
+            default -> false;
+        };
     }
 
     private boolean holds(int order) {
@@ -173,17 +246,33 @@ final class RecordFilter implements Serializable {
         };
     }
 
-    private static long scale(long micros, long unitPerSecond) {
-        return Math.floorDiv(Math.multiplyExact(micros, unitPerSecond), 1_000_000L);
-    }
-
-    /** a compared to b, or null when they cannot be compared (then nothing is pruned). */
+    /**
+     * a compared to b, or null when they cannot be compared exactly (then
+     * nothing is pruned): longs as longs, a double against anything by exact
+     * value (BigDecimal; -0.0 equals 0.0), an infinity above or below every
+     * finite number, NaN never.
+     */
     private static Integer compare(Object a, Object b) {
         if (a instanceof Number x && b instanceof Number y) {
-            if ((x instanceof Long || x instanceof Integer) && (y instanceof Long || y instanceof Integer)) {
+            boolean xWhole = x instanceof Long || x instanceof Integer;
+            boolean yWhole = y instanceof Long || y instanceof Integer;
+            if (xWhole && yWhole) {
                 return Long.compare(x.longValue(), y.longValue());
             }
-            return Double.compare(x.doubleValue(), y.doubleValue());
+            if (!(xWhole || x instanceof Double) || !(yWhole || y instanceof Double)) {
+                return null;
+            }
+            double dx = x.doubleValue();
+            double dy = y.doubleValue();
+            if (Double.isNaN(dx) || Double.isNaN(dy)) {
+                return null;
+            }
+            if (!xWhole && Double.isInfinite(dx) || !yWhole && Double.isInfinite(dy)) {
+                return dx == dy ? 0 : dx < dy ? -1 : 1;
+            }
+            java.math.BigDecimal bx = xWhole ? java.math.BigDecimal.valueOf(x.longValue()) : new java.math.BigDecimal(dx);
+            java.math.BigDecimal by = yWhole ? java.math.BigDecimal.valueOf(y.longValue()) : new java.math.BigDecimal(dy);
+            return Integer.signum(bx.compareTo(by));
         }
         if (a instanceof String x && b instanceof String y) {
             return Integer.signum(CodePoints.compare(x, y));

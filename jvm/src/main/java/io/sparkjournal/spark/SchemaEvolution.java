@@ -19,7 +19,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * it may add nullable columns and relax a column to nullable, and those
  * changes are stored. Anything else is a {@link SchemaMismatchException}
  * naming every offending column, both schemas (types as pyarrow names them)
- * and what to do, raised before any task runs.
+ * and what to do, raised before any task runs. A column named like a
+ * metadata column or {@code __sj_row} ({@link #RESERVED}) is refused the
+ * same way, whether it would fix the schema or add to it (EVENTS.md,
+ * "Reading: the columns"): nothing of such a batch is written.
  */
 final class SchemaEvolution {
 
@@ -32,12 +35,43 @@ final class SchemaEvolution {
         }
     }
 
+    /**
+     * Names no events column may take: the metadata columns a read returns
+     * beside the events, in their order, and compaction's column of original
+     * positions.
+     */
+    static final List<String> RESERVED = List.of(
+            io.sparkjournal.format.Constants.MetadataColumns.BATCH_ID,
+            io.sparkjournal.format.Constants.MetadataColumns.COMMIT_TIME,
+            io.sparkjournal.format.Constants.MetadataColumns.HOST,
+            io.sparkjournal.format.Constants.MetadataColumns.LANE,
+            io.sparkjournal.format.Constants.MetadataColumns.RECORD_ID,
+            io.sparkjournal.format.Constants.MetadataColumns.ROW,
+            io.sparkjournal.format.Constants.HiddenColumns.ROW_COLUMN);
+
     private SchemaEvolution() {
+    }
+
+    /**
+     * Refuses a write whose columns ({@code names}) take a {@link #RESERVED}
+     * name: a SchemaMismatchException naming them, {@code where} the write.
+     * Called before anything of the write runs.
+     */
+    static void refuseReserved(List<String> names, String where) {
+        List<String> reserved = names.stream().filter(RESERVED::contains).collect(Collectors.toList());
+        if (!reserved.isEmpty()) {
+            throw new SchemaMismatchException(where + ": column(s) " + String.join(", ", reserved)
+                    + " take names reserved for the journal's own columns (" + String.join(", ", RESERVED)
+                    + ": the metadata columns a read returns beside the events, and compaction's "
+                    + "original positions). Rename them (e.g. df.withColumnRenamed('" + reserved.get(0)
+                    + "', 'event" + reserved.get(0) + "')) or drop them; nothing of this batch was written");
+        }
     }
 
     /** The schema to store after accepting {@code incoming}, or null if {@code stored} stays. */
     static Schema evolve(Schema stored, Schema incoming, String where) {
         incoming = new Schema(incoming.getFields());                  // no schema metadata
+        refuseReserved(incoming.getFields().stream().map(Field::getName).collect(Collectors.toList()), where);
         if (stored == null) {
             return incoming;
         }

@@ -61,6 +61,17 @@ public final class StrictJsonTest {
         equal(0, parse("-0").intValue(), "-0 is JSON");
     }
 
+    public static void testRule2RefusesANumberBeyondTheLargestDouble() {
+        for (String text : new String[] {"1e400", "-1e400", "[1.5e309]", "{\"a\": {\"b\": 2E+999}}",
+                "179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704342711559699508093042880177904174497792.0"}) {
+            contains(raises(StrictJson.Refused.class, () -> parse(text)).getMessage(), "largest finite double");
+        }
+        equal(Double.MAX_VALUE, parse("1.7976931348623157e308").doubleValue(), "the largest double is JSON");
+        equal(0.0, parse("1e-400").doubleValue(), "a number below the smallest double is JSON (it rounds)");
+        isTrue(parse("100000000000000000000000000000000000000000000000000").isIntegralNumber(),
+                "a long integer has no fraction or exponent: rule 6 judges it per field");
+    }
+
     public static void testRule3NamesOnce() {
         refused("{\"a\": 1, \"a\": 1}", "the same value twice");
         refused("{\"a\": 1, \"b\": {\"c\": 1, \"c\": 2}}", "nested");
