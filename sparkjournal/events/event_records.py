@@ -117,8 +117,9 @@ def batch_of(schema: pa.Schema) -> tuple[str | None, int | None]:
     """(query, batch id) a record's stored schema names; (None, None) for an
     untagged body (no query, an empty one, or no batch id: EVENTS.md). Raises
     pyarrow.ArrowInvalid (*damaged*) for a query that is not UTF-8 or a batch
-    id that is not ASCII decimal digits of a value in 0..2^63-1 (``int()``'s
-    signs, spaces, underscores and non-ASCII digits are refused)."""
+    id that is not ASCII decimal digits, without leading zeros, of a value in
+    0..2^63-1 (``int()``'s signs, spaces, underscores and non-ASCII digits are
+    refused)."""
     metadata = schema.metadata or {}
     query, batch_id = metadata.get(META_QUERY), metadata.get(META_BATCH)
     if query:
@@ -128,11 +129,12 @@ def batch_of(schema: pa.Schema) -> tuple[str | None, int | None]:
             raise pa.ArrowInvalid(f"an events body's query tag {query[:80]!r} is not "
                                   f"UTF-8: the body is damaged") from None
     if batch_id is not None:
-        digits = batch_id.lstrip(b"0") or b"0"
-        if not batch_id.isdigit() or len(digits) > 19 or int(digits) > _BATCH_MAX:
+        if not batch_id.isdigit() or len(batch_id) > 19 or \
+                (batch_id.startswith(b"0") and batch_id != b"0") or int(batch_id) > _BATCH_MAX:
             raise pa.ArrowInvalid(f"an events body's batch tag {batch_id[:80]!r} is not a "
-                                  f"decimal integer in 0..2^63-1: the body is damaged")
-        batch_id = int(digits)
+                                  f"decimal integer in 0..2^63-1 without sign or leading "
+                                  f"zeros: the body is damaged")
+        batch_id = int(batch_id)
     if not query or batch_id is None:
         return None, None
     return query, batch_id
