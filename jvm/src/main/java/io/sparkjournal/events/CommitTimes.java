@@ -36,8 +36,8 @@ import java.util.zip.CRC32C;
  * {@link FormatVersionException}. Segments are only ever extended, so the
  * last {@value #CACHED} read are kept (least recently used dropped) and one is
  * read again only when a batch past its n is asked for. Thread-safe.
- * A checkpoint writer extends them with {@link #extend} (Python's bytes,
- * {@link #encode}) before the checkpoint that covers their batches.
+ * A checkpoint writer extends them with {@link #extend} ({@link #encode}:
+ * COMMIT_LOG.md, "Commit times") before the checkpoint that covers their batches.
  */
 public final class CommitTimes {
 
@@ -148,7 +148,7 @@ public final class CommitTimes {
     /**
      * Writes {@code decided} (batch: committed_at_ms) into {@code query}'s
      * segments, each segment read (uncached) and rewritten whole, extended
-     * only, the slots between left -1 (Python's {@code commit_times.extend}).
+     * only, the slots between left -1 (COMMIT_LOG.md, "Commit times").
      * Crash behaviour: each segment is replaced atomically
      * ({@link CommitLogWriter#replace}); a crash leaves some extended and no
      * checkpoint yet covering them, which no reader asks (the next writer

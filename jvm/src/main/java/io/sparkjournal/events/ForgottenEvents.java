@@ -11,8 +11,7 @@ import java.util.Set;
 
 /**
  * What reads leave out because nodes were forgotten (COMMIT_LOG.md,
- * "Forgotten nodes"; Python's {@code committed_lanes.ForgottenEvents} and
- * {@code forgotten_events}): the forgotten nodes of a view, in code point
+ * "Forgotten nodes"): the forgotten nodes of a view, in code point
  * order, and the committed batches and rows the view credits to them - its
  * checkpoint's node counts plus every commit entry after it (a batch once
  * per node however many of its lanes it wrote; rows the sum of the node's

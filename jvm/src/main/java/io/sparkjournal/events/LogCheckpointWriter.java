@@ -20,7 +20,7 @@ import java.util.TreeMap;
  * is written. Else the commit times of the folded batches are written first
  * ({@link CommitTimes#extend}: a checkpoint never covers a batch whose time is
  * not on disk), then checkpoint {@code seq} = one more than the highest listed
- * (past a damaged newest one too, as Python does) is created exclusively
+ * (past a damaged newest one too: COMMIT_LOG.md, "Checkpoints") is created exclusively
  * ({@link CommitLogWriter#createExclusive}). A name found taken is another
  * writer's checkpoint, left in place: the spec's rule that two racing writers
  * are safe.

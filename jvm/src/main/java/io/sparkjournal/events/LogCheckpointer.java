@@ -6,8 +6,8 @@ import java.util.NavigableMap;
 import java.util.logging.Logger;
 
 /**
- * The driver's checkpointer of one commit log, as Python's
- * {@code log_checkpointer.Checkpointer}: after each decision
+ * The driver's checkpointer of one commit log (COMMIT_LOG.md, "Checkpoints"):
+ * after each decision
  * ({@link #afterDecision}) it runs {@link LogMaintenance#maintain} in a daemon
  * thread of its own once {@code commitLogCheckpointInterval} decided batches
  * (the entries in the view past its checkpoint) are past the newest
@@ -40,7 +40,7 @@ public final class LogCheckpointer {
     }
 
     /** The entries of {@code view} past its checkpoint: the decided batches a checkpoint would fold
-     *  (abort entries among them, as Python counts). */
+     *  (abort entries among them). */
     public static int entriesPastCheckpoint(LogView view) {
         int count = 0;
         for (NavigableMap<Long, Decision> entries : view.entries().values()) {

@@ -18,8 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 
 /**
- * A commit log's retention (COMMIT_LOG.md, "Retention"), as Python's
- * {@code log_checkpointer.expire} applies it; the caller holds the checkpoint
+ * A commit log's retention (COMMIT_LOG.md, "Retention"); the caller holds the checkpoint
  * lock ({@link LogMaintenance}). With the checkpoints listed newest first:
  *
  * <ul>
@@ -39,7 +38,7 @@ import java.util.logging.Logger;
  *       each query folder and each {@code _times/} folder).</li>
  * </ul>
  *
- * Entry names are read as Python's {@code parse_entry_name} reads them (ASCII
+ * Entry names are read as COMMIT_LOG.md, "Entries", names them (ASCII
  * digits, any number of them; an epoch without a leading zero). Entries are
  * deleted in batch order, 16 at a time, the folder synced after each group.
  *
@@ -155,7 +154,7 @@ final class LogRetention {
         }
     }
 
-    /** The entry files of a query folder by batch (Python's parse_entry_name). */
+    /** The entry files of a query folder by batch (COMMIT_LOG.md, "Entries"). */
     private static TreeMap<Long, List<Path>> entryFiles(CommitLog log, Path folder) throws CommitLogException {
         TreeMap<Long, List<Path>> found = new TreeMap<>();
         for (String name : log.list(folder.toString(), false)) {

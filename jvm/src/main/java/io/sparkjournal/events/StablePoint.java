@@ -11,8 +11,8 @@ import io.sparkjournal.journal.PreparedTx;
 import io.sparkjournal.journal.WriterProbe;
 
 /**
- * A lane's stable point, the JVM twin of sparkjournal/spark/stream_reader.py's
- * {@code stable_point}: the first record id at or above which a record may
+ * A lane's stable point, as a stream reads lanes (EVENTS.md, "Visibility:
+ * what a read returns"): the first record id at or above which a record may
  * still change visibility. Every record below it is final (committed, or
  * aborted for good), so a stream whose offsets never pass it reads each
  * event exactly once, and the same range read again yields the same rows
@@ -26,7 +26,7 @@ import io.sparkjournal.journal.WriterProbe;
  *       hold nothing;</li>
  *   <li>each prepared transaction the commit log has not decided
  *       ({@link Outcome#UNDECIDED}); for a root without NODE_ID no prepared
- *       transaction can be resolved, and none holds (as in Python).</li>
+ *       transaction can be resolved (EVENTS.md), and none holds.</li>
  * </ul>
  */
 public final class StablePoint {

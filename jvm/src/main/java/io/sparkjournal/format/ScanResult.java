@@ -3,8 +3,8 @@ package io.sparkjournal.format;
 import java.util.Arrays;
 
 /**
- * What a scan of one data file found: the Java form of
- * sparkjournal/format/scan_result.py's ScanResult, field for field.
+ * What a scan of one data file found (FORMAT.md, "Reading: where data ends"):
+ * its clean records and where they end, the first foreign bytes and why.
  *
  * <p>Records are indexed 0 .. {@link #n()} - 1 in file order: first the
  * {@link #nClean()} valid records of the scanned file id before the first

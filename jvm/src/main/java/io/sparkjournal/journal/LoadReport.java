@@ -5,11 +5,12 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * Everything a load noticed (Python: records.py LoadReport), with the same
- * fields. A read-only load moves nothing, so {@link #attic()} and
+ * Everything a load noticed (FORMAT.md, "Reading: where data ends"), the
+ * fields tests/test_jvm_journal_agreement.py holds to the Python reader's
+ * report. A read-only load moves nothing, so {@link #attic()} and
  * {@link #rolledBackTxIds()} stay empty and {@link #orphanBodiesRemoved()} 0;
- * they are there so the report reads as Python's does. Ids are u64s held in
- * longs (read unsigned). Lists are in Python's order.
+ * they are there so the report reads as a writer's load does. Ids are u64s
+ * held in longs (read unsigned). Lists are in the order the load met them.
  */
 public final class LoadReport {
 
