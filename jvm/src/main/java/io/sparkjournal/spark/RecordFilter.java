@@ -35,9 +35,10 @@ import org.apache.spark.sql.types.StructType;
  * <p>A timestamp literal (microseconds) is converted to the column's unit
  * without losing the fraction that decides a comparison: in a coarser unit a
  * literal between two whole values t and t + 1 is matched by values up to t
- * for {@code <} and {@code <=}, from t + 1 for {@code >} and {@code >=}, and
- * by none for {@code =}; a literal a finer unit cannot hold (overflow) keeps
- * the record. Numbers compare exactly (a long against a double by their
+ * for {@code <} and {@code <=}, from t + 1 for {@code >} and {@code >=}; for
+ * {@code =} and {@code in} such a literal, and a literal a finer unit cannot
+ * hold (overflow), keeps the record (EVENTS.md: a literal a reader cannot
+ * convert exactly keeps the record). Numbers compare exactly (a long against a double by their
  * exact values, so 0.0 equals -0.0). Float statistics do not count NaN,
  * which Spark orders above every number and equal to itself: on a float
  * column {@code >}, {@code >=}, and a NaN literal, never prune.
@@ -223,7 +224,7 @@ final class RecordFilter implements Serializable {
         Integer order = switch (op) {
             case "<", "<=" -> compare(low, whole);           // some v <= whole
             case ">", ">=" -> compare(high, whole + 1);      // some v >= whole + 1
-            default -> Integer.valueOf(1);                    // = / in: no whole value equals it
+            default -> null;                                  // = / in: not convertible, keep
         };
         if (order == null) {
             return true;
@@ -231,7 +232,7 @@ final class RecordFilter implements Serializable {
         return switch (op) {
             case "<", "<=" -> order <= 0;
             case ">", ">=" -> order >= 0;
-            default -> false;
+            default -> true;
         };
     }
 
