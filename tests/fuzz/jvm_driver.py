@@ -9,25 +9,21 @@ finding, as any Throwable that is not an IOException (every reader error of
 the project extends IOException) and a case over its time limit.
 
 Kinds compared: "ok" (with a digest of what was read: an unordered list of
-strings both sides build alike) and "refused". A finding of Java's is an
-AssertionError here (libFuzzer writes the input as crash-*). Where one side
-accepts what the other refuses, or both accept and read different things,
-nothing in the spec (FORMAT.md, COMMIT_LOG.md) is asserted yet about which
-is right in general: the case is appended to ``SJ_FUZZ_DISAGREEMENTS`` (a JSON
-line: target, what each side said, the input's sha256 and, beside it, the
-input itself as <sha256>.bin) and run.py counts them; not a failure.
+strings both sides build alike) and "refused". The spec (FORMAT.md,
+COMMIT_LOG.md, JSON.md, EVENTS.md) gives every input one answer, so a case
+where one side accepts what the other refuses, or both accept and read
+different things, is a finding as a Java crash is: an AssertionError here
+(libFuzzer writes the input as crash-*), saying what each side answered.
 """
 from __future__ import annotations
 
 import atexit
-import hashlib
 import json
 import os
 import subprocess
 
 JAVA_MAIN = "io.sparkjournal.fuzz.JvmFuzz"
 CASE_SECONDS = 10
-MAX_DISAGREEMENTS_KEPT = 50
 
 
 class JvmFuzz:
@@ -61,7 +57,6 @@ class JvmFuzz:
 
 
 _DRIVER = None
-_KEPT = 0
 
 
 def driver() -> JvmFuzz:
@@ -71,30 +66,16 @@ def driver() -> JvmFuzz:
     return _DRIVER
 
 
-def compare(target: str, data: bytes, python: dict, java: dict) -> None:
-    """Raises AssertionError on a finding of Java's; records a disagreement."""
+def compare(target: str, python: dict, java: dict) -> None:
+    """Raises AssertionError on a finding of Java's or a disagreement."""
     if java["kind"] == "finding":
         raise AssertionError(f"JVM reader finding ({target}): {java['error']}\n{java.get('trace', '')}")
     assert java["kind"] in ("ok", "refused"), java
     if java["kind"] == python["kind"] and (
             java["kind"] == "refused" or sorted(java["digest"]) == sorted(python["digest"])):
         return
-    record_disagreement(target, data, python, java)
-
-
-def record_disagreement(target: str, data: bytes, python: dict, java: dict) -> None:
-    global _KEPT
-    where = os.environ.get("SJ_FUZZ_DISAGREEMENTS")
-    if not where:
-        return
-    digest = hashlib.sha256(data).hexdigest()
-    line = {"target": target, "sha256": digest, "python": _short(python), "java": _short(java)}
-    with open(where, "a", encoding="utf-8") as handle:
-        handle.write(json.dumps(line) + "\n")
-    if _KEPT < MAX_DISAGREEMENTS_KEPT:
-        _KEPT += 1
-        with open(os.path.join(os.path.dirname(where), f"{target}-disagreement-{digest[:16]}.bin"), "wb") as out:
-            out.write(data)
+    raise AssertionError(f"the readers disagree ({target}): the spec gives one answer\n"
+                         f"Python: {_short(python)}\nJava:   {_short(java)}")
 
 
 def _short(said: dict) -> dict:

@@ -17,9 +17,8 @@ clang it is reported as skipped.
 Targets ``jvm_lane`` and ``jvm_log`` send each input, after Python's reader
 read it, to the JVM's readers (one JvmFuzz process per target, -Xmx256m;
 jvm_driver.py): a Java exception that is not an IOException, a case over 10 s
-or an OutOfMemoryError is a finding; a kind (ok / refused) or a reading that
-differs from Python's is a disagreement, counted in the target's line and
-listed in ``<work>/<target>-disagreements.jsonl``, not a failure. jvm_lane
+or an OutOfMemoryError is a finding, and so is a kind (ok / refused) or a
+reading that differs from Python's (the spec gives each input one). jvm_lane
 starts from the loader's seeds, jvm_log from the golden corpus's commit logs
 (tests/golden/commit_log/*/log) and corpus/jvm_log/ (inputs that were
 findings). Without a JDK or where the connector's jar
@@ -65,7 +64,6 @@ class Outcome:
     exit_code: int
     log: str
     skipped: str = ""
-    disagreements: int = 0
 
     @property
     def ok(self) -> bool:
@@ -74,12 +72,11 @@ class Outcome:
     def line(self) -> str:
         if self.skipped:
             return f"{self.target:9s} skipped: {self.skipped}"
-        differ = f"  {self.disagreements} disagreements" if self.target in JVM_TARGETS else ""
         verdict = "ok" if self.ok else f"FINDING (exit {self.exit_code}): " + \
             (", ".join(self.findings) or f"see {self.log}")
         return (f"{self.target:9s} {self.seconds:7.1f} s  {self.executions:9d} execs  "
                 f"{self.executions / max(self.seconds, 1e-9):8.0f}/s  cov {self.coverage:5d}  "
-                f"ft {self.features:6d}  corpus {self.corpus:5d}{differ}  {verdict}")
+                f"ft {self.features:6d}  corpus {self.corpus:5d}  {verdict}")
 
 
 def _stat(text: str, name: str) -> int:
@@ -144,7 +141,6 @@ def run_target(target: str, seconds: int, work: str, timeout: int, rss_mb: int) 
         extra_env, why = prepare_jvm(work)
         if why:
             return Outcome(target, 0.0, 0, 0, 0, 0, [], 0, log_path, skipped=why)
-        extra_env["SJ_FUZZ_DISAGREEMENTS"] = os.path.join(work, f"{target}-disagreements.jsonl")
         program = [sys.executable, "-m", f"tests.fuzz.fuzz_{target}"]
         seeds = [os.path.join(HERE, "corpus", "loader")] if target == "jvm_lane" else \
             [golden_log_seeds(work), os.path.join(HERE, "corpus", "jvm_log")]
@@ -172,13 +168,8 @@ def run_target(target: str, seconds: int, work: str, timeout: int, rss_mb: int) 
     findings = sorted(name for name in set(os.listdir(work)) - before
                       if name.startswith(f"{target}-") and
                       name[len(target) + 1:].startswith(FINDING_PREFIXES))
-    disagreements = 0
-    if extra_env.get("SJ_FUZZ_DISAGREEMENTS") and os.path.exists(extra_env["SJ_FUZZ_DISAGREEMENTS"]):
-        with open(extra_env["SJ_FUZZ_DISAGREEMENTS"], encoding="utf-8") as handle:
-            disagreements = sum(1 for _line in handle)
     return Outcome(target, elapsed, _stat(text, "number_of_executed_units"), coverage, features,
-                   corpus_size, [os.path.join(work, f) for f in findings], code, log_path,
-                   disagreements=disagreements)
+                   corpus_size, [os.path.join(work, f) for f in findings], code, log_path)
 
 
 def main(argv=None) -> int:
