@@ -56,14 +56,15 @@ from ..config_keys import one_path_segment
 from ..errors import FormatVersionError, SparkJournalError
 from ..faults import crash_point
 from ..format import strict_json as sj
+from ..format.constants import PATHS
 from ..io.files_io import fsync_dir, write_file_atomically
 from ..io.modes import make_dirs
 
 FORMAT = 1
-SCHEMA_FILE = "schema.arrow"
-LOG_ID_FILE = "LOG_ID"
+SCHEMA_FILE = PATHS.SCHEMA_FILE
+LOG_ID_FILE = PATHS.LOG_ID_FILE
 CACHED_DECISIONS = 4096
-OWN_FOLDERS = ("_checkpoints", "_times", "_forgotten")
+OWN_FOLDERS = (PATHS.CHECKPOINTS, PATHS.TIMES, PATHS.FORGOTTEN)
 TX_STRINGS = ("host", "root")                    # optional fields of a tx
 TX_COUNTS = ("rows", "bytes", "records")         # optional, absent: 0
 

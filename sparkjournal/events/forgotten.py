@@ -16,10 +16,11 @@ import logging
 from ..config_keys import one_path_segment
 from ..errors import FormatVersionError, SparkJournalError
 from ..format import strict_json as sj
+from ..format.constants import PATHS
 from .commit_log import CommitLog, CommitLogError
 
 log = logging.getLogger("sparkjournal.read")
-FOLDER = "_forgotten"
+FOLDER = PATHS.FORGOTTEN
 FORMAT = 1
 
 

@@ -24,14 +24,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..format import strict_json as sj
+from ..format.constants import METADATA_COLUMNS, SCHEMA_METADATA
 from .read_columns import RECORD_METADATA
 from .string_bounds import string_bounds
 
-META_STATS = b"sparkjournal.stats"
+META_STATS = SCHEMA_METADATA.META_STATS.encode()
 SHORT_STRING = 32            # strings of at most this mean length get min/max
 
 OPS = {"=": operator.eq, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
-EXACT_COLUMNS = ("_batch_id", "_host", "_lane", "_record_id")
+EXACT_COLUMNS = (METADATA_COLUMNS.BATCH_ID, METADATA_COLUMNS.HOST, METADATA_COLUMNS.LANE,
+                 METADATA_COLUMNS.RECORD_ID)
 
 
 def column_stats(batch: pa.RecordBatch) -> bytes:
@@ -141,7 +143,7 @@ class Predicate:
         return True
 
 
-RANGE_KINDS = {"_commit_time": pa.timestamp("us", tz="UTC")}
+RANGE_KINDS = {METADATA_COLUMNS.COMMIT_TIME: pa.timestamp("us", tz="UTC")}
 
 
 def _holds(value, comparison: Comparison) -> bool:

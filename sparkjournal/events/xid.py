@@ -14,9 +14,10 @@ import json
 import logging
 
 from ..format import strict_json as sj
+from ..format.constants import MAGICS
 
 log = logging.getLogger("sparkjournal.xid")
-MAGIC = "sparkjournal-2pc"
+MAGIC = MAGICS.XID_KIND
 I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1      # partition, attempt, task: signed 64-bit
 _REPORTED: set = set()                              # XIDs not of their shape, logged once
 
