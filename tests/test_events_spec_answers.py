@@ -313,6 +313,25 @@ def test_timestamp_pruning_never_skips_a_record_holding_a_match(tmp_path, unit, 
     assert pruned_any
 
 
+def test_a_float_column_holding_nan_is_never_skipped_for_greater_than_or_a_nan_literal(tmp_path):
+    """Spark orders NaN above every number, and the bounds leave NaN out: a
+    record of [1.0, NaN] (bounds [1.0, 1.0]) holds a match for x > 5, x >= 5
+    and x < NaN; a record of [1.0] is skipped for x < 0 still."""
+    pieces = [tag(pa.record_batch([pa.array(values, pa.float64())], names=["x"]), "q", 0)
+              for values in ([1.0, float("nan")], [1.0])]
+    assert json.loads(pieces[0].schema.metadata[META_STATS])["x"] == [1.0, 1.0]
+    lane = lane_of(tmp_path, [ipc_bytes(piece) for piece in pieces])
+    schema = pa.schema([("x", pa.float64())])
+
+    def kept(op, value):
+        table = read_lane(lane, schema, Predicate((Comparison("x", op, value),)))
+        return set(table.column("_record_id").to_pylist()) if table else set()
+
+    assert kept(">", 5.0) == kept(">=", 5.0) == {1, 2}
+    assert kept("<", float("nan")) == kept("=", float("nan")) == {1, 2}
+    assert kept("<", 0.0) == set()
+
+
 # 10. reserved column names ------------------------------------------------
 
 @pytest.mark.parametrize("name", ["_batch_id", "_commit_time", "_host", "_lane", "_record_id",

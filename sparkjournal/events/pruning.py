@@ -173,7 +173,9 @@ def _range_may_hold(bounds, comparison: Comparison, kind) -> bool:
     is compared rounded towards keeping the record: ``v < 1.5`` holds for a
     stored 1 iff ``v < 2``, ``v <= 1.5`` iff ``v <= 1``, ``v > 1.5`` iff
     ``v > 1``, ``v >= 1.5`` iff ``v >= 2``; ``=`` and ``in`` with such a
-    literal keep the record (a literal not converted exactly prunes nothing)."""
+    literal keep the record (a literal not converted exactly prunes nothing).
+    On a float column ``>``, ``>=`` and a NaN literal keep the record: the
+    bounds leave NaN out, and Spark orders NaN above every number."""
     low, high = bounds
     values = comparison.value if comparison.op == "in" else (comparison.value,)
     try:
@@ -183,6 +185,9 @@ def _range_may_hold(bounds, comparison: Comparison, kind) -> bool:
     if any(v is None or isinstance(v, _Between) and comparison.op in ("=", "in")
            for v in values):
         return True
+    if pa.types.is_floating(kind) and (comparison.op in (">", ">=") or
+                                       any(isinstance(v, float) and math.isnan(v) for v in values)):
+        return True         # NaN, left out of the bounds, is above every number to Spark
     if comparison.op == "in":
         return any(low <= v <= high for v in values)
     value = values[0]
