@@ -7,10 +7,12 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
- * pyarrow's {@code nbytes} of Arrow Java vectors: what Python's
- * {@code event_records.pieces} sizes pieces by and {@code pruning.column_stats}
- * tests string columns against, so the JVM cuts the same pieces and gives the
- * same columns statistics (tests/test_jvm_events_body_agreement.py).
+ * The Arrow size S of Arrow Java vectors: EVENTS.md's "Arrow size" of a
+ * column, informative in "Pieces" (a batch is cut by the sum of its columns'
+ * sizes) and in "Statistics" (a string column gets min/max only when its size
+ * in the piece passes the short-string test). Both are what today's writers
+ * choose, not reader requirements; tests/test_jvm_events_body_agreement.py
+ * holds the JVM and Python writers to the same pieces and statistics.
  */
 public final class ArrowBytes {
 
@@ -18,8 +20,8 @@ public final class ArrowBytes {
     }
 
     /**
-     * pyarrow's {@code nbytes} of all rows of {@code root}: the sum of its
-     * columns' {@link #of}, what event_records.pieces sizes pieces by.
+     * The Arrow size of all rows of {@code root}: the sum of its columns'
+     * {@link #of}, the S a batch is cut by (EVENTS.md, "Pieces").
      */
     public static long of(VectorSchemaRoot root) {
         long total = 0;
@@ -30,16 +32,17 @@ public final class ArrowBytes {
     }
 
     /**
-     * pyarrow's {@code nbytes} (C++ ReferencedBufferSize) of rows [start, start +
-     * length) of {@code vector}, as pyarrow counts the same values after they
-     * crossed IPC: a validity bitmap exists only where the whole vector holds a
-     * null (pyarrow's IPC reader drops it otherwise), and then counts the bytes
-     * its rows touch, {@code ceil((start + length) / 8) - floor(start / 8)};
-     * fixed-width values {@code length * width} (bools as a bitmap); variable
-     * width ones {@code length * offset width} (not length + 1) plus the data
-     * bytes the rows span; lists and maps their offsets plus the child rows they
-     * span; a struct only its children (pyarrow does not count a struct's
-     * bitmap); the null type nothing.
+     * The Arrow size of rows [start, start + length) of {@code vector}. For a
+     * string column this is EVENTS.md's S ("Statistics", informative):
+     * {@code length * offset width} (4 for string, 8 for large_string; not
+     * length + 1) plus the data bytes the rows span, plus, only when the whole
+     * vector (the batch's column) holds a null, the validity bytes its rows
+     * touch, {@code ceil((start + length) / 8) - floor(start / 8)}. Other types
+     * follow the same measure (the bytes the rows reference): fixed-width
+     * values {@code length * width} (bools as a bitmap); lists and maps their
+     * offsets plus the child rows they span; a fixed-size list its child rows;
+     * a struct only its children (its own bitmap is not counted); the null
+     * type nothing; each with the validity bytes above where it holds a null.
      */
     public static long of(FieldVector vector, long start, long length) {
         long total = vector.getNullCount() > 0 ? bitmapBytes(start, length) : 0;

@@ -52,7 +52,8 @@ public final class CommitLogWriter {
             DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC);
     private final CommitLog log;
 
-    /** A commit log's name was taken by another writer (Python's BatchAbortedError). */
+    /** A commit log's name was taken by another writer (COMMIT_LOG.md, "Entries": the batch fails;
+     *  BatchAbortedError on the Python side). */
     public static final class BatchTakenException extends CommitLogException {
         private static final long serialVersionUID = 1L;
 
@@ -174,8 +175,8 @@ public final class CommitLogWriter {
 
     /**
      * Replaces {@code path} (its folders made) with {@code data} atomically
-     * and durably, as Python's {@code CommitLog.write_bytes} on a local path:
-     * a synced temporary file renamed over it, then the folder synced.
+     * and durably, as COMMIT_LOG.md writes every file of a local log: a synced
+     * temporary file ({@code *.tmp}) renamed over it, then the folder synced.
      */
     static void replace(Path path, byte[] data) throws IOException {
         Path tmp = temporary(path);

@@ -2,8 +2,8 @@ package io.sparkjournal.events;
 
 /**
  * A deletion vector body that does not decode: the record's CRC held, so it
- * was written this way (damage before the CRC was taken). Twin of Python's
- * {@code sparkjournal.events.deletions.DeletionVectorError}.
+ * was written this way (damage before the CRC was taken): *damaged*
+ * (EVENTS.md, "Deletion vectors"; DeletionVectorError on the Python side).
  */
 public class DeletionVectorException extends EventsException {
 

@@ -7,19 +7,18 @@ import java.util.Map;
 import java.util.TreeSet;
 
 /**
- * Phase two of the two-phase commit on the driver, in the JVM: what Python's
- * {@code BatchCommitter.commit} does with the tasks' messages, minus what it
- * leaves to others here.
+ * Phase two of the two-phase commit on the driver, in the JVM: the decision
+ * on the tasks' messages (COMMIT_LOG.md, "Entries"), nothing more.
  *
  * <p>Contract of {@link #commit}: given the messages of the winning task
- * attempts (each a {@code TaskMessage.to_json} map), it takes the batch's
- * epoch as {@code BatchCommitter.write_epoch} does (every task's epoch, which
- * must be one and the same, else an operator's abort landed while they ran and
- * the batch fails saying so; no message: {@link LogView#writeEpoch} of a fresh
- * view) and records the decision naming exactly their transactions
- * ({@code TaskMessage.decided()}'s fields) with {@link CommitLogWriter#record}:
- * the commit point. The caller asks {@link #done} first and skips a batch
- * that is done.
+ * attempts (each a task's commit message, {@link TaskWrite}), it takes the
+ * batch's write epoch (COMMIT_LOG.md, "Entries", writer requirements: every
+ * task's epoch, which must be one and the same, else an operator's abort
+ * landed while they ran and the batch fails saying so; no message:
+ * {@link LogView#writeEpoch} of a fresh view) and records the decision naming
+ * exactly their transactions ({@link #DECIDED}'s fields of each message) with
+ * {@link CommitLogWriter#record}: the commit point. The caller asks
+ * {@link #done} first and skips a batch that is done.
  *
  * <p>Not done here, by design: COMMIT records into the lanes after the
  * decision (a lane's prepared transactions are resolved from the commit log
@@ -34,7 +33,7 @@ import java.util.TreeSet;
  */
 public final class DriverCommit {
 
-    /** The fields of a task message a decision records (task_message.DECIDED). */
+    /** The fields of a task message a decision records (COMMIT_LOG.md, "Entries": each tx). */
     static final List<String> DECIDED = List.of("node", "host", "root", "lane", "tx", "records",
             "rows", "bytes");
 
@@ -66,7 +65,7 @@ public final class DriverCommit {
         return new CommitLogWriter(log).record(query, batch, txs, epoch, false);
     }
 
-    /** Python's {@code BatchCommitter.write_epoch} (see the class). */
+    /** The batch's write epoch from its tasks' messages (see the class). */
     static long writeEpoch(CommitLog log, String query, long batch, List<Map<String, Object>> messages)
             throws EventsException, FormatVersionException {
         TreeSet<Long> epochs = new TreeSet<>();

@@ -2,10 +2,10 @@ package io.sparkjournal.events;
 
 /**
  * An EVENTS record body that is not an Arrow IPC stream of a schema and a
- * message, or whose tag (query, batch id) or stats do not decode. Twin of
- * Python's {@code pyarrow.ArrowInvalid (and the OSError / EOFError pyarrow
- * raises) of event_records.split_body, and the ValueError of a tag or stats
- * entry that does not parse}.
+ * message, or whose tag (query, batch id) does not decode: EVENTS.md's
+ * *damaged* EVENTS body ("EVENTS records", reader requirements; JSON.md,
+ * "Error kinds"). Statistics that do not parse are never this error: they are
+ * ignored (EVENTS.md, "Statistics").
  */
 public class EventsBodyException extends EventsException {
 

@@ -21,24 +21,27 @@ import org.apache.arrow.vector.ipc.message.MessageSerializer;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * The body of one EVENTS record, as Python's {@code event_records.tag} +
- * {@code batch.ipc_bytes} make it: an Arrow IPC stream (no compression) of the
- * schema - the root schema's fields and its own metadata plus
- * {@code sparkjournal.query}, {@code sparkjournal.batch} (the id in decimal) and
- * {@code sparkjournal.stats} ({@link EventsStats}) - then one record batch of
- * the piece's rows, then the end-of-stream marker. Equal to Python's body in
- * meaning (Python's {@code read_body} gives the same batch, tag and stats; the
- * JVM's {@link EventsBody#split} accepts it), not byte for byte: Arrow Java
- * writes validity buffers that pyarrow leaves out.
+ * The body of one EVENTS record (EVENTS.md, "EVENTS records"): an Arrow IPC
+ * stream (no compression) of the schema - the root schema's fields and its own
+ * metadata plus {@code sparkjournal.query}, {@code sparkjournal.batch} (the id
+ * in decimal) and {@code sparkjournal.stats} ({@link EventsStats}) - then one
+ * record batch of the piece's rows, then the end-of-stream marker. The spec
+ * fixes the messages and their metadata, not the bytes: Arrow Java writes
+ * validity buffers another writer may leave out, and every reader of the spec
+ * (here {@link EventsBody#split}) reads the same batch, tag and stats.
  *
- * <p>{@link #rowsPerPiece} is {@code event_records.pieces}: a batch is cut into
- * row slices of that many rows (the last one shorter). Nothing here writes an
- * empty piece's body unless asked: Python never stores one (pieces yields
- * nothing for an empty batch), so a caller should not either.
+ * <p>{@link #rowsPerPiece} is the cut EVENTS.md, "Pieces" describes
+ * (informative): a batch is cut into row slices of that many rows (the last
+ * one shorter). Nothing here writes an empty piece's body unless asked: no
+ * piece is empty (a writer requirement of "Pieces"), so an empty batch has no
+ * piece and a caller should not ask for one.
  */
 public final class EventsBodyWriter {
 
-    /** event_records.IPC_OVERHEAD: schema message, framing and padding per record, generously. */
+    /**
+     * The 4096 of the piece budget (EVENTS.md, "Pieces"): schema message,
+     * framing and padding per record, generously.
+     */
     public static final int IPC_OVERHEAD = 4096;
 
     private EventsBodyWriter() {
@@ -100,21 +103,20 @@ public final class EventsBodyWriter {
     }
 
     /**
-     * Rows per piece so that a body should fit {@code maxBody} bytes, exactly
-     * as event_records.pieces decides: with budget = max(1, maxBody -
-     * RECORD_HEADER_SIZE - IPC_OVERHEAD) and size = pyarrow's nbytes of the
-     * batch ({@link ArrowBytes#of(VectorSchemaRoot)}), all rows if
-     * size fits the budget, else max(1, int(rows * budget / size)) with
-     * Python's correctly rounded division; 0 for an empty batch (no piece).
-     * A piece estimated this way may still exceed maxBody (Python's does too:
-     * the rule is an estimate from the column sizes, a row wider than the
-     * budget makes a piece of one row).
+     * Rows per piece so that a body should fit {@code maxBody} bytes (EVENTS.md,
+     * "Pieces", informative): with budget = max(1, maxBody - RECORD_HEADER_SIZE
+     * - IPC_OVERHEAD) and S the Arrow size of the batch
+     * ({@link ArrowBytes#of(VectorSchemaRoot)}), all rows if S fits the budget,
+     * else max(1, floor(rows * budget / S)); 0 for an empty batch (no piece). A
+     * piece estimated this way may still exceed maxBody: the rule is an
+     * estimate from the column sizes, and a row wider than the budget makes a
+     * piece of one row.
      */
     public static int rowsPerPiece(VectorSchemaRoot root, long maxBody) {
         return rowsPerPiece(root.getRowCount(), ArrowBytes.of(root), maxBody);
     }
 
-    /** {@link #rowsPerPiece(VectorSchemaRoot, long)} from the batch's row count and nbytes. */
+    /** {@link #rowsPerPiece(VectorSchemaRoot, long)} from the batch's row count and Arrow size. */
     public static int rowsPerPiece(int rows, long size, long maxBody) {
         long budget = Math.max(1, maxBody - Layout.RECORD_HEADER_SIZE - IPC_OVERHEAD);
         if (rows == 0) {
@@ -123,7 +125,9 @@ public final class EventsBodyWriter {
         if (size <= budget) {
             return rows;
         }
-        // Python: int(rows * budget / size), an exact product divided with one rounding
+        // floor(rows * budget / size): the exact product, divided with one rounding to a
+        // double, then truncated (what today's writers compute; it differs from the exact
+        // floor only where the quotient lies within a double's rounding of an integer)
         double quotient = new BigDecimal(BigDecimal.valueOf(rows).multiply(BigDecimal.valueOf(budget))
                 .toBigInteger()).divide(BigDecimal.valueOf(size), MathContext.DECIMAL128)
                 .doubleValue();

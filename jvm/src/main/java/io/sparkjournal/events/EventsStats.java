@@ -27,20 +27,20 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
  * The {@code sparkjournal.stats} entry of an EVENTS piece (EVENTS.md,
- * "Statistics", writer requirements and what today's writers choose): JSON {column: [min, max]} in schema
- * order, for integer, floating, timestamp and date columns (times and dates as
- * integers in their own unit), and string columns whose Arrow size passes the
- * short-string test (pyarrow's {@code nbytes} of the piece's column, as
- * {@link ArrowBytes} counts it, at most {@code SHORT_STRING * max(1, rows) + 8 *
- * rows}). A column has no entry when none of its values is non-null, nor when
- * its float min or max is infinite or NaN.
+ * "Statistics", writer requirements and what today's writers choose): JSON
+ * {column: [min, max]} in schema order, for integer, floating, timestamp and
+ * date columns (times and dates as integers in their own unit), and string
+ * columns that pass the short-string test (their Arrow size S in the piece, as
+ * {@link ArrowBytes} counts it, at most {@code SHORT_STRING * max(1, rows) + 8 * rows}). A column
+ * has no entry when none of its values is non-null, nor when its float min or
+ * max is infinite or NaN.
  *
- * <p>Mirrored details of pyarrow's {@code min_max}: NaN is skipped (all-NaN
- * gives NaN, so no entry); of equal values the first one is kept (so the sign
- * of a zero may differ from pyarrow's SIMD path: -0.0 and 0.0 compare equal
- * wherever stats are used). Strings order as unsigned bytes, a prefix first.
- * unsigned 64-bit integers are written as unsigned. Bools, decimals, binary,
- * times of day, durations and nested columns get no entry.
+ * <p>Min and max: NaN values are not counted (an all-NaN column gets no
+ * entry); of equal values the first one is kept, so the sign of a zero bound
+ * may be either (-0.0 and 0.0 compare equal wherever stats are used). Strings
+ * order as unsigned bytes, a prefix first. Unsigned 64-bit integers are
+ * written as unsigned. Bools, decimals, binary, times of day, durations and
+ * nested columns get no entry.
  *
  * <p>A string min or max that is not valid UTF-8 (Spark's strings need not
  * be) gets no entry (EVENTS.md: no entry for a string bound that is not
@@ -51,7 +51,10 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  */
 public final class EventsStats {
 
-    /** pruning.SHORT_STRING: strings of at most this mean length get min/max. */
+    /**
+     * The 32 of the short-string test (EVENTS.md, "Statistics"): strings of at
+     * most this mean length get min/max.
+     */
     public static final int SHORT_STRING = 32;
 
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;

@@ -61,7 +61,8 @@ public record ForgottenEvents(List<String> nodes, long batches, long events) {
         return new ForgottenEvents(List.copyOf(forgotten.keySet()), batches, rows);
     }
 
-    /** The read's log line, Python's {@code ForgottenEvents.line}; "" when nothing is forgotten. */
+    /** The read's log line (COMMIT_LOG.md, "Forgotten nodes": reported as forgotten events), worded
+     *  as the Python reader's; "" when nothing is forgotten. */
     public String line(String path) {
         return nodes.isEmpty() ? "" : path + ": " + String.format(Locale.ROOT, "%,d", events)
                 + " committed events of " + nodes.size() + " forgotten node(s) (" + String.join(", ", nodes)

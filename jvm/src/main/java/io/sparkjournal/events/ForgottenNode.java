@@ -109,8 +109,9 @@ public record ForgottenNode(String node, long forgottenAtMs, long batches, long 
     /**
      * A writer's check before it writes into {@code root}, whose NODE_ID is
      * {@code node} (null: none yet, never forgotten): an {@link EventsException}
-     * with Python's {@code refuse_forgotten_root} message when {@code forgotten}
-     * (a view's, {@link LogView#forgotten}) holds that node.
+     * (the same message as a Python writer's) when {@code forgotten} (a view's,
+     * {@link LogView#forgotten}) holds that node: COMMIT_LOG.md, "Forgotten
+     * nodes", writers refuse to write into such a root.
      */
     public static void refuseRoot(Map<String, ForgottenNode> forgotten, String node, String root)
             throws EventsException {

@@ -7,16 +7,17 @@ import org.apache.arrow.flatbuf.MessageHeader;
 import org.apache.arrow.flatbuf.MetadataVersion;
 
 /**
- * Where one Arrow IPC message lies in a buffer, read as Arrow C++'s stream
- * reader (pyarrow.ipc.read_message) reads it: the framing (a continuation
+ * Where one Arrow IPC message lies in a buffer, read as Arrow's IPC format
+ * frames it (and Arrow C++'s stream reader reads it): the framing (a continuation
  * marker 0xFFFFFFFF and an int32 metadata length, or, in the framing before
  * Arrow 0.15, the length alone), the Message flatbuffer, then its body of
  * {@code bodyLength} bytes. Nothing is copied: {@link #metadata()} and
  * {@link #body()} are views of the buffer.
  *
  * <p>Damage: every way the bytes cannot be such a message is an
- * {@link EventsBodyException} whose message is pyarrow's for the same bytes
- * where the check is the same (end of stream, a cut length, a metadata length
+ * {@link EventsBodyException} (EVENTS.md, "EVENTS records", reader
+ * requirements: *damaged*), worded as Arrow C++'s reader words the same check
+ * where it makes one (end of stream, a cut length, a metadata length
  * beyond the buffer, a negative length, a body beyond the buffer, a metadata
  * version before V4). Arrow C++ also runs a flatbuffers verifier over the
  * metadata; this reader does not, so a flatbuffer whose offsets point astray
@@ -150,7 +151,7 @@ public final class IpcMessage {
         return message.headerType();
     }
 
-    /** The header type's name as pyarrow's Message.type gives it ("schema", "record batch"). */
+    /** The header type's name in lower-case words, as Arrow C++ names it ("schema", "record batch"). */
     public String typeName() {
         switch (message.headerType()) {
             case MessageHeader.Schema:

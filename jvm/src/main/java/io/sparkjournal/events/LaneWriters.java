@@ -14,8 +14,8 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * An executor JVM's open lane writers, kept across tasks as a Python worker
- * keeps its lane (spark/lane_cache.py): a task takes an idle writer of its node
+ * An executor JVM's open lane writers, kept across tasks (as a Python worker
+ * keeps its lane between tasks): a task takes an idle writer of its node
  * root (same appender configuration) or opens the first free lane, and gives it
  * back when its PREPARE is durable, so the next task pays no lane load (a
  * load checks every record's CRC: its cost grows with the lane). The JVM runs

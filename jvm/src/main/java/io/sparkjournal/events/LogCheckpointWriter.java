@@ -8,8 +8,8 @@ import java.util.NavigableMap;
 import java.util.TreeMap;
 
 /**
- * Creates a commit log's next checkpoint (COMMIT_LOG.md, "Checkpoints"), as
- * Python's {@code log_checkpointer.checkpoint} does; the caller holds the
+ * Creates a commit log's next checkpoint (COMMIT_LOG.md, "Checkpoints"); the
+ * caller holds the
  * checkpoint lock ({@link LogMaintenance}).
  *
  * <p>Contract of {@link #checkpoint}: from the view now ({@link CommitLog#view}:

@@ -12,19 +12,20 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A commit log's checkpoint, then its retention, under its checkpoint lock:
- * Python's {@code log_checkpointer.maintain} ({@link LogCheckpointWriter},
+ * COMMIT_LOG.md, "Checkpoints" and "Retention" ({@link LogCheckpointWriter},
  * {@link LogRetention}). The checkpoint is renewed, with nothing new to fold,
  * when the newest is older than {@code commitLogRetainTime}.
  *
  * <p>The lock, {@code _checkpoints/checkpoint.lock}, is tried, never waited
- * for: a writer that finds it held leaves both to the holder. Python takes an
- * flock on it, which a JDK lock never meets, and beside it an OFD write lock
- * over the whole file; the JVM takes a POSIX record lock over the whole file
+ * for: a writer that finds it held leaves both to the holder (COMMIT_LOG.md,
+ * "Checkpoints"). A Python writer takes an flock on it, which a JDK lock never
+ * meets, and beside it an OFD write lock over the whole file; the JVM takes a
+ * POSIX record lock over the whole file
  * ({@link LaneWriterLock#tryAcquire(Path, String)}, as for a lane's
  * journal.lock), which refuses and is refused by that OFD lock, and within
- * this JVM a registry of the files held. Where the kernel has no OFD locks
- * Python holds the flock alone and the two do not exclude each other: then
- * the spec's rule stands in, that racing checkpointers are safe (they build
+ * this JVM a registry of the files held. Where the kernel has no OFD locks a
+ * Python writer holds the flock alone and the two do not exclude each other:
+ * then the spec's rule stands in, that racing checkpointers are safe (they build
  * the same folds; the loser of the exclusive create finds the name taken and
  * leaves the winner's checkpoint; retention deletes only what two
  * checkpoints cover, after their commit times are on disk).
@@ -45,7 +46,7 @@ public final class LogMaintenance {
     public record Result(String checkpoint, int folded, int deletedEntries, int deletedCheckpoints,
                          int deletedTmp, long nanos, String skipped) {
 
-        /** Python's {@code LogMaintenance.line}. */
+        /** The maintenance's log line, worded as the Python driver's. */
         public String line() {
             if (!skipped.isEmpty()) {
                 return "commit log: no checkpoint or retention: " + skipped;

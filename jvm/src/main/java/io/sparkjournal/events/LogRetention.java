@@ -111,7 +111,7 @@ final class LogRetention {
                 try {
                     Files.deleteIfExists(folder);
                 } catch (IOException notEmpty) {
-                    // a new entry raced in, as Python's delete_dir_if_empty leaves it
+                    // a new entry raced in: the folder stays (only an empty one is deleted)
                 }
             }
         }

@@ -2,8 +2,8 @@ package io.sparkjournal.events;
 
 /**
  * A root's NODE_ID whose bytes are not UTF-8: *damaged* (EVENTS.md, "A node
- * root"; Python's NodeIdError). No writer writes one; nothing is changed and
- * the root's lanes are not read. The message names the file.
+ * root"; NodeIdError on the Python side). No writer writes one; nothing is
+ * changed and the root's lanes are not read. The message names the file.
  */
 public final class NodeIdException extends EventsException {
 

@@ -1,7 +1,8 @@
 package io.sparkjournal.events;
 
 /**
- * The fate of a prepared transaction by the commit log (resolve.Outcome).
+ * The fate of a prepared transaction by the commit log (COMMIT_LOG.md,
+ * "Outcome of a prepared transaction"; FOREIGN is EVENTS.md's *not-ours* XID).
  * Readers show COMMITTED only: UNDECIDED is presumed aborted until the driver
  * decides it, and FOREIGN (an XID this sink did not write) is left to its
  * owner.
@@ -18,7 +19,7 @@ public enum Outcome {
         this.value = value;
     }
 
-    /** Python's {@code Outcome.value}. */
+    /** The outcome in lower case ("committed", "aborted", ...), as logs and messages give it. */
     public String value() {
         return value;
     }

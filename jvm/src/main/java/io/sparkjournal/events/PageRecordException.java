@@ -2,8 +2,8 @@ package io.sparkjournal.events;
 
 /**
  * A PAGE record body, or a page request, that does not decode, or a page whose
- * name or record ids break PageRef's rules. Twin of Python's {@code
- * sparkjournal.events.page_records.PageRecordError}.
+ * name or record ids break PageRef's rules: *damaged* (EVENTS.md, "PAGE records
+ * (user type 3) and page files"; PageRecordError on the Python side).
  */
 public class PageRecordException extends EventsException {
 

@@ -10,21 +10,22 @@ import java.util.Map;
 import java.util.logging.Logger;
 
 /**
- * What Python's {@code resolve_lane} (events/resolve.py) does for the lane a
- * writer has just opened: every transaction the lane holds prepared is ended
- * as the commit log decided it, by the rule of {@link Resolver#outcome}:
+ * What a writer does for the lane it has just opened: every transaction the
+ * lane holds prepared is ended as the commit log decided it (COMMIT_LOG.md,
+ * "Outcome of a prepared transaction"), by the rule of
+ * {@link Resolver#outcome}:
  *
  * COMMIT if COMMITTED, ROLLBACK if ABORTED, by the view of its XID's own
  * commit log (which may be another log than the task's), each log viewed once
  * per call ({@link Resolution}); left prepared otherwise (undecided: the
  * driver may still decide it; foreign: its owner's).
  *
- * One difference from Python: an XID naming a commit log this JVM cannot read
- * (a URI other than file://; Python reaches hdfs://, s3://, gs://) is left
+ * An XID naming a commit log this JVM cannot read (a URI other than file://,
+ * such as the hdfs://, s3:// and gs:// logs a Python writer reaches) is left
  * prepared with a warning, for a Python writer or reader to resolve; an error
- * reading a log it can read fails, as in Python.
+ * reading a log it can read fails the open.
  *
- * <p>The records are appended unsynced, as Python's are: the task's synced
+ * <p>The records are appended unsynced: the task's synced
  * PREPARE, or the appender's close, makes them durable. Crash behaviour: they
  * only restate the commit log, so losing them changes nothing; the next
  * writer of the lane writes them again.

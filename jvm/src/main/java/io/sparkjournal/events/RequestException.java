@@ -3,8 +3,8 @@ package io.sparkjournal.events;
 /**
  * A lane request that cannot be read: not JSON, not a format 1 request, or a
  * delete request not of the shape {"records": {"<record id>": null or
- * [positions]}}. Twin of Python's {@code
- * sparkjournal.events.requests.RequestError}.
+ * [positions]}}: a *damaged* lane request (EVENTS.md, "Lane requests"; JSON.md,
+ * "Error kinds"; RequestError on the Python side).
  */
 public class RequestException extends EventsException {
 

@@ -44,9 +44,9 @@ import java.util.regex.Pattern;
  *   <li>a lane written by a newer sparkjournal ({@link FormatVersionException}),
  *       skipped likewise: the newer version goes on writing it,
  *       this one writes elsewhere, and a reader of this version fails on it;</li>
- *   <li>unlike Python, a lane refused for what only a Python writer does (a
- *       pending compaction swap, files to move to attic/: plain
- *       {@link JournalException}), which a Python writer fixes.</li>
+ *   <li>a lane refused for what only a Python writer does (a pending
+ *       compaction swap, files to move to attic/: plain
+ *       {@link JournalException}), which a Python writer's open fixes.</li>
  * </ul>
  * What is wrong with the root or the node rather than with one lane fails the
  * task: a lane that is a symbolic link, a folder of the lane leading out of it

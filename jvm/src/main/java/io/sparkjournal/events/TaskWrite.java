@@ -10,56 +10,59 @@ import java.util.Map;
 import java.util.logging.Logger;
 
 /**
- * Phase one of the two-phase commit for one Spark task, in the JVM: what
- * Python's {@code lane_writer.write_task} does, for bodies already encoded
- * (Arrow IPC streams tagged as {@code event_records.tag} tags them).
+ * Phase one of the two-phase commit for one Spark task, in the JVM, for
+ * bodies already encoded (EVENTS bodies: Arrow IPC streams tagged with query,
+ * batch and statistics, EVENTS.md, "EVENTS records").
  *
  * <p>{@link #open} then {@link #append} per body and {@link #prepare} (or
  * {@link #abort}), the push API a DataSource V2 {@code DataWriter} drives, and
- * {@link #run} over an iterator of bodies, which uses it: {@link #open} refuses journal options the JVM writer does not enforce
+ * {@link #run} over an iterator of bodies, which uses it: {@link #open}
+ * refuses journal options the JVM writer does not enforce
  * ({@link TaskWriteOptions}); refuses when the commit log at the plan's URI has
- * another LOG_ID than the driver's (Python's {@code _check_same_log}, same
- * message); returns null when the batch is done already (a replay: a commit
- * entry of it exists, or a batch at or after it is committed in the log's
- * view, COMMIT_LOG.md) or when no body has rows; otherwise takes the batch's
- * write epoch from that view ({@link LogView#writeEpoch}: one more than an
- * abort entry's), refuses a root whose NODE_ID that view's forgotten nodes
- * hold (Python's {@code refuse_forgotten_root}, same message; checked before
- * a lane is opened, and again on the NODE_ID of a kept writer, which is then
- * closed: nothing is written), opens a lane of the node root
- * ({@link RootLanes}), ends the lane's decided prepared transactions
- * ({@link PreparedEnding}), appends every body as an ADD_TX record of user type
- * EVENTS (1) with fresh record ids in ONE new transaction, PREPAREs it with the
- * task's XID ({@link XidEncoder}, carrying the write epoch and the time of the
- * PREPARE) synced, and returns the commit message, field for field what
- * {@code TaskMessage.to_json} makes (tx, records, rows, bytes, epoch; write_ms
- * the time spent appending, prepare_ms the PREPARE's append and sync). An
- * abort entry landing after the epoch was taken aborts the transaction (the
- * driver, finding its tasks' epochs differ or its entry's name taken, fails
- * the batch). The lane's writer goes back to this JVM's pool when the task
- * succeeded (the next task on this root takes it with no load,
- * {@link LaneWriters}), and is closed when it failed.
+ * another LOG_ID than the driver's (the path is then another folder on this
+ * host; the same message as a Python task gives); returns null when the batch
+ * is done already (a replay: a commit entry of it exists, or a batch at or
+ * after it is committed in the log's view, COMMIT_LOG.md) or when no body has
+ * rows; otherwise takes the batch's write epoch from that view
+ * ({@link LogView#writeEpoch}: one more than an abort entry's), refuses a root
+ * whose NODE_ID that view's forgotten nodes hold (COMMIT_LOG.md, "Forgotten
+ * nodes": writers refuse it; checked before a lane is opened, and again on the
+ * NODE_ID of a kept writer, which is then closed: nothing is written), opens a
+ * lane of the node root ({@link RootLanes}), ends the lane's decided prepared
+ * transactions ({@link PreparedEnding}), appends every body as an ADD_TX record
+ * of user type EVENTS (1) with fresh record ids in ONE new transaction,
+ * PREPAREs it with the task's XID ({@link XidEncoder}, carrying the write epoch
+ * and the time of the PREPARE) synced, and returns the commit message the
+ * driver reads, whichever language runs it, field for field as a Python task
+ * sends it (tx, records, rows, bytes, epoch; write_ms the time spent
+ * appending, prepare_ms the PREPARE's append and sync). An abort entry landing
+ * after the epoch was taken aborts the transaction (the driver, finding its
+ * tasks' epochs differ or its entry's name taken, fails the batch). The lane's
+ * writer goes back to this JVM's pool when the task succeeded (the next task on
+ * this root takes it with no load, {@link LaneWriters}), and is closed when it
+ * failed.
  *
  * <p>Crash behaviour: killed before the PREPARE is durable, the transaction is
  * open and the lane's next writer (Python or JVM) rolls it back at its open;
  * killed after, it stays prepared and the commit log decides it. A failure
- * before the PREPARE is durable rolls the transaction back at once (Python's
- * {@code _abandon}); if even that fails the next opener rolls it back. Failures
+ * before the PREPARE is durable rolls the transaction back at once (a
+ * ROLLBACK, made durable by the writer's close); if even that fails the next
+ * opener rolls it back. Failures
  * are {@link SinkTaskException}s naming the batch, the host and the lane.
  *
- * <p>Not done here, unlike Python: addressFullPolicy with a size limit, large
- * records, non-default modes (refused up front: the Python path must be used),
- * carrying out the lane's pending maintenance requests (deletes, pages: a
- * writer that finds some in its lane gives the lane up to maintenance and
- * writes elsewhere, {@link LaneWriters}; readers apply pending deletes
- * meanwhile).
+ * <p>Not done here, but by the Python task writer: addressFullPolicy with a
+ * size limit, large records, non-default modes (refused up front: such a write
+ * must go through the Python task writer), carrying out the lane's pending
+ * maintenance requests (EVENTS.md, "Lane requests": a writer that finds some
+ * in its lane gives the lane up to maintenance and writes elsewhere,
+ * {@link LaneWriters}; readers apply pending deletes meanwhile).
  */
 public final class TaskWrite {
 
     private static final Logger LOG = Logger.getLogger("sparkjournal.task");
-    /** User record type of event records (event_records.EVENTS). */
+    /** User record type of event records (EVENTS.md, "EVENTS records": user type 1). */
     public static final int EVENTS = 1;
-    /** A task of the sink could not write its part of a batch (Python's SinkTaskError). */
+    /** A task of the sink could not write its part of a batch (SinkTaskError on the Python side). */
     public static final class SinkTaskException extends EventsException {
         private static final long serialVersionUID = 1L;
 
@@ -68,7 +71,7 @@ public final class TaskWrite {
         }
     }
 
-    /** What every task of one write needs (Python's WritePlan, query and batch known). */
+    /** What every task of one write needs: the write's plan, query and batch known. */
     public record Plan(String path, Map<String, ?> options, String logUri, String logId,
                        String query, long batch) {
     }
@@ -77,7 +80,7 @@ public final class TaskWrite {
     public record Identity(long partition, long attempt, long task) {
     }
 
-    /** One encoded body, with the rows it holds and its Arrow bytes (Python's piece.nbytes). */
+    /** One encoded body, with the rows it holds and its Arrow size ({@link ArrowBytes}). */
     public record Body(ByteBuffer ipc, long rows, long bytes) {
     }
 
@@ -112,9 +115,9 @@ public final class TaskWrite {
 
     /**
      * Writes the task's bodies as one prepared transaction (see the class);
-     * the message as {@code TaskMessage.to_json} makes it (fields in its
-     * order), or null when there is nothing to write. The push API
-     * ({@link #open}, {@link #append}, {@link #prepare}) over an iterator.
+     * the commit message (fields in the order a Python task writes them), or
+     * null when there is nothing to write. The push API ({@link #open},
+     * {@link #append}, {@link #prepare}) over an iterator.
      */
     public static Map<String, Object> run(Plan plan, Identity identity, Iterator<Body> bodies,
                                           String executorId) throws IOException {
@@ -195,7 +198,7 @@ public final class TaskWrite {
     /** Appends one body to the task's transaction (begun by the first body with rows). */
     public void append(Body body) throws IOException {
         if (body.rows() <= 0) {
-            return;                               // Python writes no empty piece
+            return;                               // no piece is empty (EVENTS.md, "Pieces")
         }
         try {
             long started = System.nanoTime();
@@ -296,8 +299,8 @@ public final class TaskWrite {
         return message;
     }
 
-    /** Python's {@code refuse_forgotten_root} for root {@code root} of NODE_ID {@code node}, as the
-     *  task's failure naming the batch and host. */
+    /** Refuses root {@code root} of NODE_ID {@code node} when the view lists the node as forgotten
+     *  (COMMIT_LOG.md, "Forgotten nodes"), as the task's failure naming the batch and host. */
     private static void refuseForgotten(LogView view, String node, Path root, String where)
             throws SinkTaskException {
         try {
@@ -307,7 +310,10 @@ public final class TaskWrite {
         }
     }
 
-    /** Python's {@code _check_same_log}, with its message. */
+    /**
+     * Refuses a commit log whose LOG_ID is not the driver's: the log path names
+     * another folder on this host (same message as a Python task's).
+     */
     static void checkSameLog(Plan plan, CommitLog log, String host) throws IOException {
         if (plan.logId() == null) {
             return;

@@ -8,8 +8,8 @@ import java.util.TreeMap;
 /**
  * The journal options of a JVM task write, as the driver resolved them.
  *
- * <p>Contract: values come resolved by Python's one definition of the options
- * ({@code config.load_config}, every field of a {@code JournalConfig}:
+ * <p>Contract: values come resolved by the options' one definition, in
+ * Python's sparkjournal/config.py (every field of a {@code JournalConfig}:
  * integers for sizes, counts and modes, booleans for flags, strings for
  * choices), so nothing here parses "64k" or "0750" a second time; a value
  * of another kind is refused naming it. Each option is one of:
@@ -23,8 +23,8 @@ import java.util.TreeMap;
  *       fileMode 0640): any other value is refused, naming every such
  *       option, and the Python task writer must be used;</li>
  *   <li>one that changes nothing a task writes ({@link #NO_EFFECT});</li>
- *   <li>anything else is refused: an option added in Python is refused here
- *       until it is placed in one of these sets.</li>
+ *   <li>anything else is refused: an option added to config.py is refused
+ *       here until it is placed in one of these sets.</li>
  * </ul>
  */
 public record TaskWriteOptions(AppendConfig appendConfig, boolean createDirs, long laneIdleNanos) {

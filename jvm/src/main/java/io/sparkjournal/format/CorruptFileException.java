@@ -5,8 +5,8 @@ import java.io.IOException;
 /**
  * A data file whose header cannot be trusted: wrong magic, a CRC-32C that does
  * not match, an implausible field, or a size on disk other than the header's.
- * The Python loader moves such a file to attic/ (FORMAT.md, "Data file"); a
- * reader must not read its records. The message names the file and what was
+ * A writer's load moves such a file to attic/, never deleting it (FORMAT.md,
+ * "Data file"); a reader must not read its records. The message names the file and what was
  * wrong.
  */
 public final class CorruptFileException extends IOException {

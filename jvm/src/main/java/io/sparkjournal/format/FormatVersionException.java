@@ -4,9 +4,11 @@ import java.io.IOException;
 
 /**
  * Something on disk written by a newer sparkjournal than this code reads. It is
- * refused, never misread and never changed. The message is the one Python's
- * FormatVersionError gives: "... was written by a newer sparkjournal (format N,
- * this reads up to M): upgrade sparkjournal to read it. Nothing was changed".
+ * refused, never misread and never changed (FORMAT.md, "Newer formats are
+ * refused": JSON.md's *newer-format* kind). The message names the format found
+ * and the highest this code reads, in the words FormatVersionError uses on the
+ * Python side: "... was written by a newer sparkjournal (format N, this reads
+ * up to M): upgrade sparkjournal to read it. Nothing was changed".
  */
 public final class FormatVersionException extends IOException {
 

@@ -11,8 +11,8 @@ import java.util.zip.CRC32C;
  * the current format version (2): the 88 bytes of fields, their CRC-32C at
  * 88, zeros to 4096. {@link FileHeader#parse} reads the block back.
  *
- * <p>{@code createdNs} 0 stands for "now" (as in Python): the encoding then
- * takes the current time.
+ * <p>{@code createdNs} 0 stands for "now": the encoding then takes the current
+ * time (the field is informational, FORMAT.md, "Data file").
  *
  * @param userVersion  the application's version (u32), carried
  * @param fileId       unique and increasing in the lane (u64)

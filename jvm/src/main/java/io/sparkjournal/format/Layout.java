@@ -6,9 +6,9 @@ import java.nio.charset.StandardCharsets;
  * The numbers of sparkjournal/format/FORMAT.md, the one description of the
  * on-disk bytes, for the JVM. The shared ones (version, magic, sizes, record
  * types, flags) come from their one declaration, sparkjournal/format/constants.json,
- * through the generated {@link Constants}, as layout.py (Python) takes them;
- * native/sj_format.h states them for C (tests/test_constants.py). The field
- * offsets are this side's. tests/test_jvm_format_agreement.py proves that this
+ * through the generated {@link Constants} (FORMAT.md, "Constants"), as every
+ * implementation takes them. The field offsets are this side's, from
+ * FORMAT.md's tables. tests/test_jvm_format_agreement.py proves that this
  * side reads the bytes exactly as the others do.
  *
  * <p>Every integer on disk is little-endian. Every checksum is CRC-32C

@@ -5,11 +5,11 @@ import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
 
 /**
- * Encodes one record (FORMAT.md, "Record") into a buffer: the JVM twin of
- * {@code codec_python.encode_record}, byte for byte (tests/test_jvm_append_agreement.py
- * compares the two). The record is the 40-byte header, the body, and zeros up
- * to the next multiple of 8; its CRC-32C covers bytes 4 .. 40 + body length
- * (the rest of the header and the body, not the padding).
+ * Encodes one record (FORMAT.md, "Record") into a buffer, the same bytes as
+ * every writer of the format (tests/test_jvm_append_agreement.py compares them
+ * with the Python writer's). The record is the 40-byte header, the body, and
+ * zeros up to the next multiple of 8; its CRC-32C covers bytes 4 .. 40 + body
+ * length (the rest of the header and the body, not the padding).
  *
  * <p>Nothing is written unless every argument is valid: a position that is not
  * 8-aligned, a record that does not fit in the buffer, or a field out of its

@@ -7,11 +7,11 @@ import java.util.zip.CRC32C;
 
 /**
  * Finds the records of one data file (FORMAT.md, "Reading: where data ends"):
- * the JVM twin of {@code codec_python.scan(buf, start, file_id32, verify_crc)}
- * and of the C core's sj_scan. For the same bytes and arguments it returns the
- * same records and the same n, n_clean, clean_end, first_foreign,
- * foreign_reason and scan_end; tests/test_jvm_format_agreement.py holds it to
- * that.
+ * the same scan every implementation of the format runs (the Python codec's
+ * and the C core's sj_scan included). For the same bytes and arguments each
+ * returns the same records and the same n, n_clean, clean_end, first_foreign,
+ * foreign_reason and scan_end; tests/test_jvm_format_agreement.py holds the
+ * JVM's to that.
  *
  * <p>The rules, all offsets from the start of the buffer:
  * <ul>

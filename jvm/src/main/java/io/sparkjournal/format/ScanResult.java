@@ -100,7 +100,7 @@ public final class ScanResult {
     /** The first foreign 8-byte word, -1 when the data is clean. */
     public long firstForeign() { return firstForeign; }
 
-    /** Why {@link #firstForeign()} is foreign (the same words as the Python codec), "" if clean. */
+    /** Why {@link #firstForeign()} is foreign (the same words in every scan of the format), "" if clean. */
     public String foreignReason() { return foreignReason; }
 
     /** Where scanning stopped: the buffer's length rounded down to 8. */

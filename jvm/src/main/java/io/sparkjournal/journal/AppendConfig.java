@@ -5,18 +5,18 @@ import java.util.Map;
 
 /**
  * What a {@link LaneAppender} needs to know of the journal's configuration,
- * with Python's defaults and checks (sparkjournal/config.py: fileSize,
- * bufferSize, deviceBlockSize, maxIO, userVersion). A value the journal could
- * not work with is refused when the config is made, with an
- * IllegalArgumentException naming the option (Python's spelling), the value
- * and what it accepts.
+ * with the defaults and checks the options have where they are declared once,
+ * sparkjournal/config.py (fileSize, bufferSize, deviceBlockSize, maxIO,
+ * userVersion). A value the journal could not work with is refused when the
+ * config is made, with an IllegalArgumentException naming the option (as
+ * users spell it), the value and what it accepts.
  *
  * @param fileSize     size of every data file this writer creates: a multiple of 4096
  *                     from 8 KiB up to 4 GiB - 4 KiB (a file keeps the size it was
  *                     created with; an existing file is filled only up to its own size)
  * @param bufferSize   the write buffer: from 4 KiB, a multiple of blockSize, at most
  *                     fileSize - 4096; a larger record is written alone
- * @param blockSize    the write alignment (Python's deviceBlockSize): 512, 1024, 2048 or 4096
+ * @param blockSize    the write alignment (option deviceBlockSize): 512, 1024, 2048 or 4096
  * @param maxIO        1..4096; with bufferSize it makes the sync window
  * @param userVersion  the application's version (u32), carried in every header written
  */
@@ -51,16 +51,16 @@ public record AppendConfig(long fileSize, int bufferSize, int blockSize, int max
         }
     }
 
-    /** Python's defaults: 10 MiB files, a 490 KiB buffer, 512-byte blocks, maxIO 4. */
+    /** The declared defaults: 10 MiB files, a 490 KiB buffer, 512-byte blocks, maxIO 4. */
     public static AppendConfig defaults() {
         return new AppendConfig(DEFAULT_FILE_SIZE, DEFAULT_BUFFER_SIZE, DEFAULT_BLOCK_SIZE,
                 DEFAULT_MAX_IO, 0);
     }
 
     /**
-     * The defaults with {@code options} applied, by Python's option names
-     * (fileSize, bufferSize, deviceBlockSize, maxIO, userVersion); each value an
-     * integer, as Python's config.load_config resolves it (no unit text).
+     * The defaults with {@code options} applied, by option name (fileSize,
+     * bufferSize, deviceBlockSize, maxIO, userVersion); each value an integer,
+     * already resolved from its unit text by the options' one definition.
      * Any other key is refused: a typo never falls back to a default.
      */
     public static AppendConfig fromOptions(Map<String, ?> options) {

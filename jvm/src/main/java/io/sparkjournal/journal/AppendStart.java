@@ -13,8 +13,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Where a {@link LaneAppender} starts in a lane it has just loaded (Python:
- * journal.py Journal._prepare_files, minFiles 1, no reclaim):
+ * Where a {@link LaneAppender} starts in a lane it has just loaded (one file
+ * made when the lane has none, none reclaimed; FORMAT.md, "Reading: where data
+ * ends", "Free by header"):
  *
  * <ul>
  *   <li>the newest file with data (records, or a dropped torn tail) is the
@@ -33,26 +34,28 @@ import java.util.List;
  *       roll's header can name where this file's data ends;</li>
  *   <li>the writer rolls into a fresh file before its first append when the
  *       current file may not be appended to: one written whole by compaction
- *       (a sealed end, as Python), or one whose header promises a smaller sync
- *       window than this writer keeps (its loader would take a crash's tail
- *       past that window for damage).</li>
+ *       (a sealed end, FORMAT.md, "Data file"), or one whose header promises a
+ *       smaller sync window than this writer keeps (its loader would take a
+ *       crash's tail past that window for damage; FORMAT.md, the end of
+ *       "Reading: where data ends").</li>
  * </ul>
  *
  * <p>Refused, with nothing changed: a lane with a compaction swap pending
  * (compact.ctl) that no live compactor finishes within 10 s (one that holds
  * the maintenance lock is waited for: it swaps as soon as this open lets the
  * file set go), and one where the load skipped files (bad header, wrong size
- * without records), which a writer must move to attic/ first; both are left to
- * the Python writer. The only change besides the zeroing: leftover
- * {@code data-*.sjd.tmp} files (a data file never finished) are deleted, as a
- * Python writer's load deletes them.
+ * without records), which a writer must move to attic/ first (FORMAT.md, "Data
+ * file"); both are left to the Python writer, which does both. The only change
+ * besides the zeroing: leftover {@code data-*.sjd.tmp} files (a data file never
+ * finished) are deleted, as FORMAT.md's lane directory says a load does.
  */
 final class AppendStart {
 
-    /** Python's fileset.MAINTENANCE_LOCK: held by a compactor or paging pass while it runs. */
+    /** The maintenance lock (FORMAT.md, lane directory: {@code compact.lock}), held by a compactor
+     *  or paging pass while it runs. */
     static final String MAINTENANCE_LOCK = "compact.lock";
-    /** How long an open waits for a live compactor's swap (which itself waits up to
-     *  compactor.SWAP_WAIT_SECONDS for readers) before refusing the lane. */
+    /** How long an open waits for a live compactor's swap (the compactor, a Python process,
+     *  itself waits up to its own swap wait for readers) before refusing the lane. */
     static final long SWAP_WAIT_NANOS = 10_000_000_000L;
 
     /** Where to append: the pool (current file set), the first offset, the current file's

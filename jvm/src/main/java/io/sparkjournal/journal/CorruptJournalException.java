@@ -2,8 +2,9 @@ package io.sparkjournal.journal;
 
 /**
  * Damage before the tail of a lane (or in something a lane refers to: its
- * compaction control file, a large body): never skipped silently. The Java
- * twin of Python's CorruptJournalError, with the same message, naming the file
+ * compaction control file, a large body): never skipped silently. JSON.md's
+ * *damaged* kind for lanes (CorruptJournalError on the Python side, with the
+ * same message), naming the file
  * (as the loader named it: the lane folder as given, joined with the file's
  * name) and the byte offset where the damage was found (0 when it concerns the
  * file as a whole). Nothing on disk is changed by the reader that throws it.

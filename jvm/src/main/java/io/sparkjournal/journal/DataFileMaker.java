@@ -10,16 +10,17 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 
 /**
- * Makes data files as Python's {@code files_io.create_zero_filled} does, and
- * names them as {@code datafile.data_file_name} does.
+ * Makes data files (FORMAT.md, "Data file": pre-created zero-filled as
+ * {@code *.tmp}, synced, renamed, the folder synced) and names them
+ * {@code data-<n>.sjd}.
  *
  * <p>Crash behaviour: the header and zeros up to the file size are written to
  * {@code <name>.tmp}, which is fsynced, renamed to {@code <name>}, and the
  * folder fsynced. A crash before the rename leaves only the {@code .tmp},
- * which no load reads and the next writer's load (Python) deletes; after the
+ * which no load reads and the next writer's load deletes; after the
  * folder sync the file is complete under its name: a valid header, no
  * records, which a load puts in the free pool. Created with mode 0640 less
- * the umask (Python's default fileMode).
+ * the umask (the default fileMode, FORMAT.md).
  */
 final class DataFileMaker {
 
@@ -29,14 +30,14 @@ final class DataFileMaker {
     private DataFileMaker() {
     }
 
-    /** "data-" + the number in ten digits + ".sjd" (Python: data_file_name). */
+    /** "data-" + the number in ten digits + ".sjd", the name every writer gives. */
     static String name(long number) {
         return String.format("%s%010d%s", LaneFiles.DATA_PREFIX, number, LaneFiles.DATA_SUFFIX);
     }
 
     /**
      * The number in a data file's name, also while it is {@code .tmp} or
-     * {@code .cmp}; -1 for any other name (Python: file_number).
+     * {@code .cmp}; -1 for any other name.
      */
     static long number(String name) {
         String base = name;

@@ -10,8 +10,8 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 
 /**
- * What every JVM writer uses to make folders and files (Python: io/modes.py,
- * files_io.fsync_dir): the default modes, folders 0750 and files 0640, less
+ * What every JVM writer uses to make folders and files (FORMAT.md, "A journal
+ * (lane) directory"): the default modes, folders 0750 and files 0640, less
  * the umask (a JVM writer refuses other dirMode/fileMode values), and the
  * folder sync that makes a create, rename or removal in a folder durable.
  */

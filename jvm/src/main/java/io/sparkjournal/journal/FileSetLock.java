@@ -11,17 +11,19 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * A JVM reader's hold on a lane's file-set lock, {@code files.lock} (Python:
- * journal/fileset.py): while any snapshot of the lane in this JVM is open, no
- * compaction swap or writer's reclaim replaces the files it mapped.
+ * A JVM reader's hold on a lane's file-set lock, {@code files.lock}
+ * (FORMAT.md, "A journal (lane) directory"): while any snapshot of the lane in
+ * this JVM is open, no compaction swap or writer's reclaim replaces the files
+ * it mapped.
  *
  * <p>The JDK cannot take an flock: {@link FileChannel#lock} takes a POSIX
  * record lock (fcntl), which on Linux does not meet flock. So the JVM holds a
  * shared record lock over the whole file, and whoever takes the file-set lock
- * exclusive in Python takes both the flock and an open-file-description
- * record lock for writing (F_OFD_SETLK), which a shared record lock held by
- * another process refuses. Python's exclusive takers never wait for it while
- * holding the flock: they poll, as they do for Python readers.
+ * exclusive (a Python writer or maintenance process) takes both the flock and
+ * an open-file-description record lock for writing (F_OFD_SETLK), which a
+ * shared record lock held by another process refuses. Those exclusive takers
+ * never wait for it while holding the flock: they poll, as they do for
+ * readers holding the flock shared.
  *
  * <p>Record locks belong to the process, and closing any channel of the file
  * drops them all; so one channel per lane per JVM holds the lock, shared by
@@ -34,8 +36,8 @@ import java.util.Map;
  *
  * <p>A lane without {@code files.lock} never had a writer (a writer makes it
  * when it opens the lane, before its first record), so nobody changes its
- * files: it is read without a lock, as Python reads a lane where the lock file
- * cannot be made. A lock file this process may not read is the same case.
+ * files: it is read without a lock, as is a lane where the lock file cannot be
+ * made. A lock file this process may not read is the same case.
  *
  * <p>Crash behaviour: the lock dies with the JVM; a killed executor never
  * leaves a lane locked.

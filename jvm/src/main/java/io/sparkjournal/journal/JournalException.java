@@ -3,11 +3,11 @@ package io.sparkjournal.journal;
 import java.io.IOException;
 
 /**
- * The base of the journal layer's own errors, as Python's SparkJournalError is
- * of sparkjournal's: every message says what was wrong and, where it can, what
- * to do. Thrown as is for a lane folder that does not exist ("no journal at
- * ...: the folder does not exist") and for what this JVM reader cannot do that
- * Python can (a file too big for one mapped ByteBuffer).
+ * The base of the journal layer's own errors: every message says what was
+ * wrong and, where it can, what to do. Thrown as is for a lane folder that
+ * does not exist ("no journal at ...: the folder does not exist") and for what
+ * this JVM reader cannot do though the format allows it (a file too big for
+ * one mapped ByteBuffer; the Python reader reads such a lane).
  */
 public class JournalException extends IOException {
 

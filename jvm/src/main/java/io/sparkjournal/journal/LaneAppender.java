@@ -13,14 +13,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Appends records to one lane as Python's writer (journal.py Journal) does
- * after its load: the same bytes and file rules (FORMAT.md: records, headers,
- * rolls, ids, the sync window) and the same crash behaviour; a lane it wrote
- * is read, continued and maintained by Python as one Python wrote. What it
- * does not do (left to the Python writer): UPDATE/DELETE records, large
+ * Appends records to one lane after its load, by FORMAT.md's rules (records,
+ * headers, rolls, ids, the sync window, "Reading: where data ends"), so a lane
+ * it wrote is read, continued and maintained by any writer of the format,
+ * Python's included. What it does not do (left to the Python writer, which
+ * takes the same lane at another time): UPDATE/DELETE records, large
  * records, reclaiming or deleting files, finishing a compaction swap, moving
- * files to attic/, keeping minFiles files or making the next file ahead of
- * its roll (it makes one at the roll when no free file is left).
+ * files to attic/, keeping minFiles files (it makes the next file in a thread
+ * when a roll takes the last free one, {@link LanePool}).
  *
  * <p><b>The caller holds the lane's writer lock</b> ({@code journal.lock}) for
  * as long as the appender is open: one writer per lane. Methods are
@@ -31,7 +31,7 @@ import java.util.Map;
  * refuses a lane with a pending compaction swap or with files a writer must
  * set aside (see {@link AppendStart}), prepares where appends continue, then
  * rolls back every transaction a dead writer left begun but unprepared (one
- * synced ROLLBACK each, as Python's open does); prepared ones stay for the
+ * synced ROLLBACK each, as every writer's open does); prepared ones stay for the
  * caller to commit or roll back. Record and tx ids it hands out lie above
  * every id the lane ever held (the loader's watermarks) and are never handed
  * out twice.
@@ -250,7 +250,7 @@ public final class LaneAppender implements AutoCloseable {
     }
 
     /**
-     * Makes the lane's file-set lock file, as a Python writer's open does, so
+     * Makes the lane's file-set lock file, as every writer's open does, so
      * that readers (Python and JVM) lock the file set from now on. Only when it
      * is missing: in this JVM no channel of it may be closed while a snapshot
      * holds its record lock (FileSetLock), and none exists before the file does.

@@ -11,9 +11,9 @@ import java.util.concurrent.FutureTask;
 
 /**
  * The data files a {@link LaneAppender} writes: the current one, the free
- * ones it may roll into, and fresh names and ids (Python: files.py
- * DataFiles, without reclaim: this writer never frees, reuses under a new id
- * outside a roll, or deletes a file; that stays Python's).
+ * ones it may roll into, and fresh names and ids (FORMAT.md, "Data file").
+ * No reclaim: this writer never frees, reuses under a new id outside a roll,
+ * or deletes a file; that is left to the Python writer and maintenance.
  *
  * <p>Ids: a fresh file id is above every id of the lane at the load (and
  * every one handed out since), so the log order holds. Names: a fresh
@@ -22,8 +22,8 @@ import java.util.concurrent.FutureTask;
  * so a new file never replaces one on disk.
  *
  * <p>When a roll takes the last free file, the next one is made ahead in a
- * thread (a fresh name and id reserved at once), as Python's next_file.py
- * does: zero-filling fileSize bytes stays off the append path.
+ * thread (a fresh name and id reserved at once): zero-filling fileSize bytes
+ * stays off the append path.
  *
  * <p>Crash behaviour: {@link #create} makes a file durable under its final
  * name before it is used (DataFileMaker). {@link #roll} only decides the
@@ -153,8 +153,8 @@ final class LanePool {
             next = create();
         }
         if (free.isEmpty()) {
-            // Python's next_file.py: the file after this one is zero-filled in a thread of
-            // its own while this one fills, not at the next roll, on the append path.
+            // The file after this one is zero-filled in a thread of its own while this
+            // one fills, not at the next roll, on the append path.
             Reserved reserved = reserve();
             FutureTask<PoolFile> making = new FutureTask<>(reserved::make);
             Thread maker = new Thread(making, "sparkjournal-next-file");

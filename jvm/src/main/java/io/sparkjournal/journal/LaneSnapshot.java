@@ -15,7 +15,8 @@ import java.util.Map;
 /**
  * The records of one lane as one read-only load saw them (FORMAT.md,
  * "Reading: where data ends"). tests/test_jvm_journal_agreement.py holds it
- * and the Python reader to the same records, prepared transactions, report and errors.
+ * and the Python reader to the same records, prepared transactions, report and
+ * errors.
  *
  * <p>{@link #read} changes nothing on disk. It fails with
  * CorruptJournalException for damage (unless {@code recover}, which reports it

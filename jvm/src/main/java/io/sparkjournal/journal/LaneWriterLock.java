@@ -14,8 +14,8 @@ import java.util.Set;
 
 /**
  * A JVM writer's hold on a lane's one-writer lock, {@code journal.lock}
- * (Python: journal/lock.py): while it is held no other writer, Python or JVM,
- * in this process or another, opens the lane.
+ * (FORMAT.md, "A journal (lane) directory"): while it is held no other
+ * writer, Python or JVM, in this process or another, opens the lane.
  *
  * <p>The JDK cannot take an flock: {@link FileChannel#tryLock} takes a POSIX
  * record lock (fcntl), which on Linux does not meet flock. So the JVM holds an
@@ -23,7 +23,7 @@ import java.util.Set;
  * its flock, an open-file-description write lock over the whole file
  * (F_OFD_SETLK), which refuses a record lock of another process and is refused
  * by one. Whoever holds the lock writes {@code <pid>\n} into the file, which
- * Python's "lane has a writer already" error names.
+ * the "lane has a writer already" error of either writer names.
  *
  * <p>Contract: record locks belong to the process, and closing ANY descriptor
  * of the file in this JVM drops them all. So this class is the only code in
@@ -34,8 +34,8 @@ import java.util.Set;
  * first hold is closed.
  *
  * <p>Where the kernel or filesystem has no OFD locks a Python writer holds the
- * flock alone, which this lock does not see: the one-writer rule between
- * Python and JVM writers then rests on no lock.
+ * flock alone, which this lock does not see: the one-writer rule between a
+ * Python and a JVM writer of one lane then rests on no lock.
  *
  * <p>Crash behaviour: the lock dies with the JVM, however it dies; a killed
  * writer never leaves its lane locked. The pid left in the file is then stale
@@ -69,9 +69,10 @@ public final class LaneWriterLock implements AutoCloseable {
     }
 
     /**
-     * The same lock over another lock file, {@code folder/name}, whose Python
-     * takers hold an flock and an OFD write lock as a lane's writer does: the
-     * commit log's {@code _checkpoints/checkpoint.lock}
+     * The same lock over another lock file, {@code folder/name}, whose other
+     * takers hold an flock and an OFD write lock as a lane's Python writer does:
+     * the commit log's {@code _checkpoints/checkpoint.lock} (COMMIT_LOG.md,
+     * "Checkpoints")
      * ({@code io.sparkjournal.events.LogMaintenance}). The contract above holds
      * for it: only this class opens it in the JVM.
      */

@@ -21,7 +21,7 @@ import java.util.Map;
  */
 final class OpenTxs {
 
-    /** A transaction refused an operation (Python: TransactionError). */
+    /** A transaction refused an operation (TransactionError on the Python side). */
     static final class TxException extends JournalException {
         private static final long serialVersionUID = 1L;
 

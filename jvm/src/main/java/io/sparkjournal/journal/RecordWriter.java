@@ -9,10 +9,10 @@ import java.nio.file.StandardOpenOption;
 /**
  * The write path of a {@link LaneAppender}: encoded records go into a
  * block-aligned buffer of bufferSize bytes, which is written into the current
- * data file padded with zeros to the block, and synced when asked (Python:
- * appender.py Appender, one thread, no timed flush: an unsynced record stays
- * in this buffer until the buffer fills, a synced call, {@link #sync} or
- * {@link #close}).
+ * data file padded with zeros to the block, and synced when asked (one
+ * thread, no timed flush: an unsynced record stays in this buffer until the
+ * buffer fills, a synced call, {@link #sync} or {@link #close}; FORMAT.md,
+ * "Records bigger than the write buffer" for a record the buffer cannot hold).
  *
  * <p>Invariants the loader relies on (FORMAT.md):
  * <ul>

@@ -37,7 +37,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>What is given up: a sealed file's bytes that rot on the disk after this
  * JVM checked them, their times unchanged, are not checked again by this JVM
- * (a new executor, or the Python reader, checks them at its first load).
+ * (a new executor, or any other reader, checks them at its first load).
  * Nothing on disk is written here. At most {@link #MAX_RECORDS} records'
  * scans are kept; the least recently used go first.
  */

@@ -11,7 +11,7 @@ import java.util.Set;
 
 /**
  * Whether a lane has a live writer: the one that holds the lane's
- * {@code journal.lock} (Python's journal/lock.py: an flock and an OFD write
+ * {@code journal.lock} (FORMAT.md: a Python writer's flock and OFD write
  * lock; a JVM writer's {@link LaneWriterLock}: a POSIX record lock), all
  * dropped by the kernel when the holder dies. This reads the kernel's table
  * of held locks, {@code /proc/locks}, for an FLOCK, POSIX or OFDLCK entry on
@@ -34,7 +34,8 @@ public final class WriterProbe {
 
     public static final String LOCK_FILE = "journal.lock";
     private static final Path LOCKS = Path.of("/proc/locks");
-    /** The /proc/locks entries of a writer: Python's flock and OFD lock, the JVM's record lock. */
+    /** The /proc/locks entries of a writer: a Python writer's flock and OFD lock, a JVM's
+     *  record lock. */
     private static final Set<String> HOLDER_KINDS = Set.of("FLOCK", "POSIX", "OFDLCK");
     /** This JVM's own lock (see the class), held open for its life; null: not taken. */
     private static FileChannel ownLock;

@@ -88,7 +88,8 @@ final class JournalSchema implements Serializable {
      * The columns a read yields for a user-specified {@code asked} schema (null
      * or the journal's own: all of them); fails, naming the column and the
      * journal's schema, for a name the journal lacks, another type, or NOT NULL
-     * asked of a nullable column (the Python reader's checks and words).
+     * asked of a nullable column (the same checks and words as the Python
+     * data source's reader).
      */
     StructType checkAsked(StructType asked) {
         if (asked == null || asked.equals(full)) {
@@ -134,7 +135,7 @@ final class JournalSchema implements Serializable {
         return ArrowUtils.fromArrowSchema(arrow);
     }
 
-    /** An Arrow schema serialized as one IPC message (pyarrow's Schema.serialize). */
+    /** An Arrow schema serialized as one IPC message (COMMIT_LOG.md: {@code schema.arrow}). */
     static Schema schemaOf(byte[] raw, String where) {
         try {
             return MessageSerializer.deserializeSchema(

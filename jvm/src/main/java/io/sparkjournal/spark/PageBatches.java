@@ -188,7 +188,7 @@ final class PageBatches implements AutoCloseable {
 
     /**
      * What Spark's Parquet reader needs of a Hadoop configuration, for a page
-     * (pyarrow-written Parquet), on top of Hadoop's defaults parsed once per
+     * (Parquet with page checksums, EVENTS.md, "PAGE records"), on top of Hadoop's defaults parsed once per
      * JVM ({@link Defaults}): a fresh {@code new Configuration()} parses the
      * default XML resources again, searching every jar for them, on each page
      * opened.

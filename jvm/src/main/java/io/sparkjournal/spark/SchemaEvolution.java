@@ -12,13 +12,14 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * How a write may evolve the journal's events schema: Python's
- * {@code spark/schema.py} {@code evolve}, rule for rule and message for
- * message. The first write fixes the schema; a later one must carry every
+ * How a write may evolve the journal's events schema (the commit log's
+ * {@code schema.arrow}, COMMIT_LOG.md), with the same rules and messages
+ * whichever writer, JVM or Python, makes the write. The first write fixes the
+ * schema; a later one must carry every
  * column with the same type (timestamps compared without their time zone);
  * it may add nullable columns and relax a column to nullable, and those
  * changes are stored. Anything else is a {@link SchemaMismatchException}
- * naming every offending column, both schemas (types as pyarrow names them)
+ * naming every offending column, both schemas (types as Arrow C++ prints them)
  * and what to do, raised before any task runs. A column named like a
  * metadata column or {@code __sj_row} ({@link #RESERVED}) is refused the
  * same way, whether it would fix the schema or add to it (EVENTS.md,
@@ -26,7 +27,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  */
 final class SchemaEvolution {
 
-    /** A write's schema cannot be written into this journal (Python's SchemaMismatchError). */
+    /** A write's schema cannot be written into this journal (SchemaMismatchError on the Python side). */
     static final class SchemaMismatchException extends IllegalArgumentException {
         private static final long serialVersionUID = 1L;
 
@@ -127,7 +128,11 @@ final class SchemaEvolution {
         return new Schema(fields);
     }
 
-    /** Python's {@code _comparable} equality: at the top, a timestamp's zone does not count. */
+    /**
+     * Equal types for evolution: at the top, a timestamp's zone does not count
+     * (same instants, EVENTS.md, "EVENTS records"); nested fields must match in
+     * name, nullability and type, zone included.
+     */
     private static boolean sameType(Field a, Field b, boolean top) {
         if (top && a.getType() instanceof ArrowType.Timestamp ta && b.getType() instanceof ArrowType.Timestamp tb) {
             return ta.getUnit() == tb.getUnit();
@@ -150,13 +155,13 @@ final class SchemaEvolution {
                 + (f.isNullable() ? "" : " not null")).collect(Collectors.joining(", "));
     }
 
-    /** A field's type as pyarrow prints it (int64, string, timestamp[us, tz=UTC], list<element: int64>). */
-    /** pyarrow's names of the types without parameters. */
+    /** Arrow C++'s names of the types without parameters. */
     private static final Map<ArrowType.ArrowTypeID, String> PLAIN_NAMES = Map.of(
             ArrowType.ArrowTypeID.Bool, "bool", ArrowType.ArrowTypeID.Utf8, "string",
             ArrowType.ArrowTypeID.LargeUtf8, "large_string", ArrowType.ArrowTypeID.Binary, "binary",
             ArrowType.ArrowTypeID.LargeBinary, "large_binary", ArrowType.ArrowTypeID.Null, "null");
 
+    /** A field's type as Arrow C++ prints it (int64, string, timestamp[us, tz=UTC], list<element: int64>). */
     static String typeName(Field field) {
         ArrowType type = field.getType();
         List<Field> children = field.getChildren();
