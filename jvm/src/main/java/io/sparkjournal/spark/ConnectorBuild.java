@@ -33,7 +33,7 @@ import scala.collection.Iterator;
 public final class ConnectorBuild {
 
     static final String RESOURCE = "/io/sparkjournal/build.properties";
-    /** Python's connector.EXECUTORS_HAVE_IT. */
+    /** The Spark conf the Python side sets when the executors have the connector's jar. */
     static final String EXECUTORS_HAVE_IT = "spark.sparkjournal.executorsHaveConnector";
     private static final Properties BUILD = load();
 

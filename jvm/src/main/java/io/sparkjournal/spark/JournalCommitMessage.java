@@ -4,7 +4,7 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
 
 /**
  * What a JVM write task tells the driver: the JSON of its task message
- * (Python's {@code TaskMessage.to_json}: query, batch, node, host, root,
+ * (as a Python task sends it too: query, batch, node, host, root,
  * lane, tx, records, rows, bytes, partition, attempt, write_ms, prepare_ms,
  * dropped, epoch), or null when it wrote nothing (no rows, or its batch was
  * done already).

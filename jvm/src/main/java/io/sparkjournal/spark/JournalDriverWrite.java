@@ -24,7 +24,8 @@ import org.apache.spark.sql.connector.write.streaming.StreamingWrite;
 /**
  * The driver's half of a JVM write, batch or stream: it hands the tasks
  * their plan ({@link JournalWriterFactory}) and decides each batch in Java
- * ({@link DriverCommit}) in the commit log {@code committer.py} writes. Which
+ * ({@link DriverCommit}) in the commit log (COMMIT_LOG.md), as a Python
+ * driver decides in it. Which
  * writer and batch a write is: {@link JournalWrite}.
  *
  * <p>Commit: a batch done already (a replay whose decision landed, a
@@ -32,7 +33,8 @@ import org.apache.spark.sql.connector.write.streaming.StreamingWrite;
  * nothing and logs one line saying so, its tasks having written nothing;
  * else the decision naming the tasks' transactions, the commit point. A
  * stream's micro-batch no task wrote records nothing unless the writer is
- * named by txnAppId (as the Python data source); a batch write always
+ * named by txnAppId (COMMIT_LOG.md, "The view": batch ids may have gaps); a
+ * batch write always
  * records one.
  *
  * <p>Abort: a stream's records nothing (presumed abort: the batch's prepared
@@ -40,7 +42,8 @@ import org.apache.spark.sql.connector.write.streaming.StreamingWrite;
  * leaves the old transactions out); so does a batch write named by
  * txnAppId/txnVersion (a retry with the same version writes it again); an
  * unnamed batch write records an empty decision, so its prepared
- * transactions are aborted at once (Python's {@code JournalBatchWriter.abort}).
+ * transactions are aborted at once (COMMIT_LOG.md, "Outcome of a prepared
+ * transaction", rule 1).
  *
  * <p>After a decision: the commit log's checkpoint and retention, in a
  * daemon thread of their own, once commitLogCheckpointInterval entries are
@@ -148,7 +151,7 @@ final class JournalDriverWrite implements BatchWrite, StreamingWrite {
     /**
      * Starts the log's checkpoint and retention in a thread of its own when
      * commitLogCheckpointInterval entries are past the newest checkpoint
-     * ({@link LogCheckpointer}, as committer.py's {@code after_decision}); the
+     * ({@link LogCheckpointer}; COMMIT_LOG.md, "Checkpoints", "Versions"); the
      * batch is committed already, so nothing here fails it: a failure is a
      * WARNING, and the next decision tries again.
      */

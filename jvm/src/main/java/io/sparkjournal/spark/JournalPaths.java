@@ -4,8 +4,8 @@ import io.sparkjournal.events.RootLanes;
 import java.nio.file.Path;
 
 /**
- * Journal paths as the driver resolves them, as sparkjournal/events/node.py
- * does: {@code {host}} is this machine's host name, {@code {executor}} is
+ * Journal paths as the driver resolves them, as every driver does:
+ * {@code {host}} is this machine's host name, {@code {executor}} is
  * {@code driver}; the commit log defaults to {@code <root>/_commits}.
  */
 final class JournalPaths {

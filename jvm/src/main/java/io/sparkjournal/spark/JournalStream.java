@@ -20,9 +20,9 @@ import org.apache.spark.sql.connector.read.streaming.ReportsSourceMetrics;
 import org.apache.spark.sql.connector.read.streaming.SupportsTriggerAvailableNow;
 
 /**
- * {@code spark.readStream.format("sparkjournal")}: the JVM twin of
- * sparkjournal/spark/stream_reader.py, with its offsets ({@link LaneOffsets},
- * one next record id per lane), its rule and its limits.
+ * {@code spark.readStream.format("sparkjournal")} in the JVM, with the same
+ * offsets as the Python stream reader ({@link LaneOffsets}, one next record
+ * id per lane), the same rule and the same limits.
  *
  * <p>A micro-batch reads, in every lane, the visible events whose record ids
  * lie in [start, end). A lane's end never passes its stable point

@@ -55,7 +55,8 @@ final class JournalTable implements SupportsRead, SupportsWrite {
      * overwrite reaches {@link JournalWriteBuilder#truncate}, which refuses it
      * saying to append; ACCEPT_ANY_SCHEMA since a write's schema is checked
      * against the journal's by the write itself ({@link SchemaEvolution}, or
-     * the Python writer), not against this table's schema.
+     * the same rules in the Python data source's writer), not against this
+     * table's schema.
      */
     @Override
     public Set<TableCapability> capabilities() {

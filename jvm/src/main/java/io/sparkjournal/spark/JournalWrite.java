@@ -84,8 +84,8 @@ final class JournalWrite implements Write {
         String timezone = conf.sessionLocalTimeZone();
         String logUri = options.commitLog() != null ? options.commitLog()
                 : JournalPaths.resolveRoot(options.path()) + "/_commits";
-        // Stored as the Python data source stores it (spark_to_arrow's default zone, UTC):
-        // evolve compares timestamps without their zone, and readers show the session's.
+        // Timestamps stored with zone UTC, as every writer stores them: evolution compares
+        // timestamps without their zone, and readers show the session's.
         Schema arrow = SparkArrowSchema.toArrow(info.schema(), "UTC");
         try {
             CommitLog log = Resolver.shared().commitLog(logUri);

@@ -11,7 +11,7 @@ import org.apache.spark.sql.connector.write.WriteBuilder;
  * {@code writeStream.format("sparkjournal")}. Appends only: it is a
  * {@link SupportsTruncate} (with the table's TRUNCATE capability) only so that
  * {@code mode("overwrite")} and a stream's complete mode reach
- * {@link #truncate}, which refuses them in the words of the Python data
+ * {@link #truncate}, which refuses them in the same words as the Python data
  * source, instead of Spark's generic refusal. The options are parsed here,
  * before anything else ({@link WriteOptions}).
  */

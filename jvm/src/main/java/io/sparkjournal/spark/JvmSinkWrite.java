@@ -35,9 +35,10 @@ import org.apache.spark.sql.util.ArrowUtils;
 
 /**
  * One micro-batch of the foreachBatch sink written by JVM tasks, with no Python
- * worker (the Python sink's {@code writer="jvm"}, {@code spark/jvm_sink.py}):
- * phase one of the two-phase commit as {@code df.mapInArrow(arrow_task(plan))}
- * does it, the driver's decision staying Python's ({@code committer.py}).
+ * worker (the Python sink run with {@code writer="jvm"} calls it): phase one
+ * of the two-phase commit, the same as the Python sink's own tasks
+ * ({@code df.mapInArrow(arrow_task(plan))}) write it; the decision stays with
+ * the sink's Python driver (COMMIT_LOG.md).
  *
  * <p>Contract of {@link #run}: on the driver it parses the plan (JSON:
  * {@code path}, {@code options} - the journal options RESOLVED, every field of

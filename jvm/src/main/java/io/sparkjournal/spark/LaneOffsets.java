@@ -11,9 +11,9 @@ import org.apache.spark.sql.connector.read.streaming.Offset;
 
 /**
  * A stream's position: for each lane, by its key {@code <node or ->|<lane>}
- * ({@link LanePartition#key}), the next record id to read. The JSON is the
- * Python stream reader's ({@code {"lanes": {"<key>": <next id>}}}), so a
- * checkpoint written by either reader restarts with the other. Keys are
+ * ({@link LanePartition#key}), the next record id to read. The JSON,
+ * {@code {"lanes": {"<key>": <next id>}}}, is the Python stream reader's too,
+ * so a checkpoint written by either reader restarts with the other. Keys are
  * written in order, so equal positions have equal JSON, which is what Spark
  * compares to decide whether a trigger has new data.
  */

@@ -7,7 +7,7 @@ import org.apache.spark.sql.connector.read.InputPartition;
 /**
  * One lane to read: its folder as the host holding it names it, the node id
  * its root must carry there (null: a root without NODE_ID, read wherever the
- * task runs, as the Python reader does), the Spark locations that hold it,
+ * task runs, EVENTS.md, "A node root"), the Spark locations that hold it,
  * and the record ids to read, {@code [firstId, endId)}: the whole lane for a
  * batch scan ({@link #WHOLE_LANE}), one micro-batch's range for a stream.
  * Record ids are u64 (FORMAT.md) held in a long: every comparison of them

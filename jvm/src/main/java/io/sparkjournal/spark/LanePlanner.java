@@ -27,7 +27,7 @@ import org.apache.spark.SparkExecutorInfo;
 /**
  * The lanes a read must reach, and where each one is, planned on the driver.
  *
- * Two sources, as the Python planners (driver_view.py, lane_plan.py): every
+ * Two sources, for the JVM and the Python reader alike: every
  * lane of every node root the driver sees (one machine, local-cluster, a
  * shared mount), and every lane the commit log names as holding committed
  * batches (by node id, host, root and lane), which on a cluster of separate
@@ -148,7 +148,7 @@ final class LanePlanner {
                     }
                 }
             } catch (IOException unreadable) {
-                continue;                               // as Python's list_lanes: a root it cannot list has none
+                continue;                               // a root it cannot list has no lanes
             }
             for (String name : ordered.values()) {
                 lanes.put(root.resolve(name).toString(), new String[] {name, node});

@@ -3,7 +3,7 @@ package io.sparkjournal.spark;
 /**
  * An option of a read that sparkjournal does not accept, or a read that
  * cannot be planned as asked; the message names the option, its value and
- * what it accepts, in the words of the Python reader's ConfigError.
+ * what it accepts, in the words of the Python side's ConfigError.
  */
 public final class OptionException extends IllegalArgumentException {
 

@@ -8,16 +8,16 @@ import java.util.regex.Pattern;
 
 /**
  * A journal or write option's text as its typed value, by the option's one
- * definition (config_keys.py's kinds of value, their bounds and the option's
- * default, carried in the jar: {@link OptionNames#kind}), so no name, bound or
- * default is restated here.
+ * definition (declared once in Python, sparkjournal/config_keys.py: kinds of
+ * value, their bounds and the option's default, carried in the jar:
+ * {@link OptionNames#kind}), so no name, bound or default is restated here.
  *
- * <p>Contract: {@link #parse} gives what Python's {@code Option.parse} gives
- * for the same text: a Boolean (flag), a Long (whole, size, time in ns, mode
+ * <p>Contract: {@link #parse} gives, for the same text, the value the Python
+ * side parses from it: a Boolean (flag), a Long (whole, size, time in ns, mode
  * bits), an upper-case String (choice), the String (text, and retention,
  * which only its check needs here); anything the kind refuses is an
- * {@link OptionException} in the words of Python's ConfigError (the option,
- * the value, what it accepts). {@link #defaultOf} is the typed default (null:
+ * {@link OptionException} in the words of the Python side's ConfigError (the
+ * option, the value, what it accepts). {@link #defaultOf} is the typed default (null:
  * not set).
  */
 final class OptionKinds {
@@ -148,7 +148,7 @@ final class OptionKinds {
         return Long.parseLong(digits, 8);
     }
 
-    /** config_keys.Retention: none, an age or a size with a unit. */
+    /** A retention value: none, an age or a size with a unit. */
     private static boolean retention(String text) {
         if (text.isEmpty() || text.equals("none") || text.equals("0")) {
             return true;

@@ -16,13 +16,13 @@ import io.sparkjournal.events.PageRef;
 import io.sparkjournal.events.VisibleRecord;
 
 /**
- * What a stream's read limit counts, the JVM twin of stream_reader.py's
- * {@code pending_sizes}: {record id, rows, bytes} of a lane's visible events
- * whose record ids lie in {@code [first, end)}, in record id order. A stored
- * record counts its body's rows (deleted ones included) and its body's
- * bytes; a paged record counts its rows in the page (from the page's
- * {@code _record_id} column alone) and bytes estimated as its share of the
- * page file, as Python estimates them.
+ * What a stream's read limit counts, in the JVM as in the Python stream
+ * reader: {record id, rows, bytes} of a lane's visible events whose record
+ * ids lie in {@code [first, end)}, in record id order. A stored record counts
+ * its body's rows (deleted ones included) and its body's bytes; a paged
+ * record counts its rows in the page (from the page's {@code _record_id}
+ * column alone) and, as bytes, its share of the page file: those rows times
+ * the file's size over the page's rows, truncated.
  */
 final class PendingRecords {
 

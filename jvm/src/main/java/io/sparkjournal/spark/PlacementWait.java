@@ -4,7 +4,7 @@ import org.apache.spark.SparkContext;
 
 /**
  * When planning stops waiting for a host holding committed lanes to have a
- * live executor (Python's discovery.survey): the read option
+ * live executor: the read option
  * {@code missingHostWait} from now, or, while the application is young,
  * Spark's registration wait ({@code spark.scheduler.maxRegisteredResourcesWaitingTime},
  * 30s by default) from the application's start - whichever ends later. So a

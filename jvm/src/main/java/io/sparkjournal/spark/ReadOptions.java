@@ -13,21 +13,22 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
  * The options of a read, parsed on the driver so a typo fails before any
- * task runs, with the Python reader's names, defaults and messages
- * ({@code sparkjournal/spark/read_options.py}): the read options, the sink
+ * task runs, with the names, defaults and messages the Python reader uses
+ * too: the read options, the sink
  * option {@code commitLog}, Spark's own ({@code path}), and journal options.
  * Which names exist and what each accepts is not restated here: the jar
- * carries them as generated from the Python definitions ({@link OptionNames}).
+ * carries them as generated from their one declaration, in Python
+ * ({@link OptionNames}).
  * Of the journal options a read uses {@code checksum} and (a stream's
  * warning of a hanging batch) {@code undecidedWarnAfter}; the rest are
- * checked by name, as the Python reader checks them.
+ * checked by name only.
  */
 public final class ReadOptions implements Serializable {
 
     private static final long serialVersionUID = 1L;
-    /** missingHostWait's default (config.py READ): 5s. */
+    /** missingHostWait's declared default: 5s. */
     static final long MISSING_HOST_WAIT_NANOS = 5_000_000_000L;
-    /** undecidedWarnAfter's default (config.py JOURNAL): 600s. */
+    /** undecidedWarnAfter's declared default: 600s. */
     static final long UNDECIDED_WARN_NANOS = 600_000_000_000L;
 
     private final String path;

@@ -5,7 +5,12 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Sizes as options write them (10m, 490k, 1.5g, bytes), as sparkjournal/units.py parses them. */
+/**
+ * Sizes as options write them (10m, 490k, 1.5g, bytes), parsed as the Python
+ * side parses them: a number, a fraction allowed, then an optional unit b, k,
+ * m, g or t (a trailing b allowed after the others, any case; powers of 1024),
+ * blanks around; the bytes truncated to a whole number.
+ */
 final class Sizes {
 
     private static final Pattern NUMBER = Pattern.compile("^\\s*(\\d+(?:\\.\\d+)?)\\s*([a-zA-Z]*)\\s*$");

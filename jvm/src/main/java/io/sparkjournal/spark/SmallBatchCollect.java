@@ -39,10 +39,11 @@ import scala.runtime.BoxedUnit;
 import scala.util.Try;
 
 /**
- * The sink's small-batch test and collect in one job (the Python sink's
- * {@code smallBatchRows} path): a micro-batch of at most {@code limit} rows
- * comes to the driver as one Arrow IPC stream file, written where the caller
- * says, for the driver to write into its lane.
+ * The sink's small-batch test and collect in one job, for the foreachBatch
+ * sink's {@code smallBatchRows} path, run from its Python driver: a
+ * micro-batch of at most {@code limit} rows comes to the driver as one Arrow
+ * IPC stream file, written where the caller says, for the driver to write
+ * into its lane.
  *
  * <p>It runs the batch's own executed plan under a per-partition limit of
  * {@code limit + 1} rows, converted to Arrow on the executors exactly as
@@ -54,7 +55,7 @@ import scala.util.Try;
  *
  * <p>Crash behaviour: nothing durable is written here. The file is the
  * caller's to remove; a JVM that dies while writing it leaves a partial
- * stream that no one reads (the Python sink's batch fails with it).
+ * stream that no one reads (the sink's batch fails with it).
  */
 public final class SmallBatchCollect {
 

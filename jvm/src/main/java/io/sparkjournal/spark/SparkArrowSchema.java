@@ -48,17 +48,17 @@ import org.apache.spark.sql.types.VarcharType;
 import org.apache.spark.sql.types.VariantType;
 
 /**
- * The Arrow schema a lane stores for a Spark schema, as the Python sink makes
- * it ({@code sparkjournal.spark.schema.spark_to_arrow}, i.e. pyspark's
- * {@code to_arrow_schema(schema, timezone=...)} without large types), so a lane
- * holds one schema whichever side writes it: timestamps in microseconds with
- * the session zone, timestamp_ntz without one, dates as date32, decimals as
+ * The Arrow schema a lane stores for a Spark schema, the same whichever
+ * writer, JVM or Python, makes it (the mapping of pyspark's
+ * {@code to_arrow_schema}, without large types), so a lane holds one schema
+ * whichever side writes it: timestamps in microseconds with the session zone,
+ * timestamp_ntz without one, dates as date32, decimals as
  * decimal128, strings utf8, binary, day-time intervals duration[us], times
  * time64[ns], arrays list&lt;element&gt;, maps map&lt;entries: key not null,
  * value&gt;, structs, nulls, UDTs as their SQL type, variants and geo types as
  * pyspark's tagged structs. A field with Spark metadata carries it under
- * {@code SPARK::metadata::json} as Python's json.dumps spells it. Char and
- * varchar columns are refused, as pyspark refuses them.
+ * {@code SPARK::metadata::json}, spelled as {@link PythonJson} says. Char and
+ * varchar columns are refused, as pyspark's conversion refuses them.
  *
  * <p>{@link #fill} writes Spark rows into a root of such a schema with Spark's
  * own {@code ArrowWriter}, the same writer Spark's Arrow paths use.
@@ -207,10 +207,10 @@ public final class SparkArrowSchema {
     }
 
     /**
-     * Python's {@code json.dumps(value)} with its defaults: ", " and ": "
+     * The JSON of Spark metadata as pyspark stores it there: ", " and ": "
      * separators, non-ASCII and control characters as lowercase \\uXXXX.
-     * Floats follow Java's shortest repr, which Python's may spell otherwise
-     * (1e+20 vs 1.0E20): Spark metadata rarely holds floats.
+     * Floats follow Java's shortest repr, which a Python writer may spell
+     * otherwise (1e+20 vs 1.0E20): Spark metadata rarely holds floats.
      */
     static final class PythonJson {
 

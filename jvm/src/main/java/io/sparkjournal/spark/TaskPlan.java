@@ -10,8 +10,8 @@ import org.apache.spark.sql.types.StructType;
 /**
  * What every JVM task of one write needs, made and checked on the driver and
  * shipped to the tasks: the journal {@code path}, its journal {@code options}
- * RESOLVED (every field of Python's JournalConfig: integers, booleans,
- * strings), the commit log's URI and LOG_ID, the writer's {@code query} and
+ * RESOLVED (every journal option as declared once, in Python's config.py:
+ * integers, booleans, strings), the commit log's URI and LOG_ID, the writer's {@code query} and
  * {@code batch}, the session {@code timezone} the rows' timestamps are
  * converted in, how many rows a chunk holds ({@code
  * spark.sql.execution.arrow.maxRecordsPerBatch}), the largest piece's body

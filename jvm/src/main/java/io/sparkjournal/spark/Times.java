@@ -7,8 +7,8 @@ import java.util.regex.Pattern;
 
 /**
  * Times as options write them (500us, 3ms, 1.5s, a bare number of
- * nanoseconds), as sparkjournal/units.py parses them (config_keys.Time):
- * units ns, us, ms, s in any case, a fraction allowed, nothing negative.
+ * nanoseconds), parsed as the Python side parses them: units ns, us, ms, s
+ * in any case, a fraction allowed, nothing negative.
  * A time past 2^63 - 1 ns (some 292 years) is taken as 2^63 - 1.
  */
 final class Times {

@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A read limit applied to one trigger, as stream_reader.py's {@code _limited}
- * applies it: ends that take whole records, one record from each lane in
+ * A read limit applied to one trigger, the same in the JVM and the Python
+ * stream reader: ends that take whole records, one record from each lane in
  * turn, until the limit (rows or bytes) is reached - and at least one record,
  * so a limit smaller than a record still makes progress. A lane with nothing
  * visible left before its end goes straight to its end.

@@ -14,15 +14,15 @@ import java.util.TreeMap;
 /**
  * The options of a {@code format("sparkjournal")} write through the
  * connector's own write, parsed on the driver from the user's strings so that
- * anything wrong fails before a task runs, as Python's {@code split_options}
- * and {@code load_config} parse them: the write options (config.py SINK:
+ * anything wrong fails before a task runs, as the Python data source parses
+ * them: the write options (declared in config.py's SINK table:
  * {@code txnAppId}, {@code txnVersion}, {@code commitLog}, {@code writer};
  * {@code smallBatchRows} is the foreachBatch sink's and has no effect here),
  * Spark's own ({@code path}) and the journal options, each by its one
  * definition ({@link OptionKinds}); an unknown name is refused naming the
  * known ones. The journal options come out RESOLVED: every option of
- * Python's JournalConfig at its default, then the file SPARKJOURNAL_CONF
- * names (as load_config reads it, on the driver), then the options given.
+ * the options' one declaration at its default, then the file
+ * SPARKJOURNAL_CONF names (read on the driver), then the options given.
  *
  * <p>Journal options the JVM task writer does not enforce
  * ({@link TaskWriteOptions}: the size limits behind addressFullPolicy, large
