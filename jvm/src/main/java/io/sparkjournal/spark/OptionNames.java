@@ -29,7 +29,7 @@ final class OptionNames {
     private static final Map<String, String> SINK = new TreeMap<>();      // lower -> name
     private static final Map<String, String> ACCEPTS = new TreeMap<>();   // name -> text
     private static final List<String> SPARK_OWN = new ArrayList<>();
-    private static final List<String> JOURNAL_NAMES = new ArrayList<>();  // in the declaration's order
+    private static final List<String> JOURNAL_NAMES = new ArrayList<>();  // sorted by code point, as shipped
     private static final Map<String, JsonNode> KINDS = new TreeMap<>();   // name -> kind (OptionKinds)
 
     static {
