@@ -85,7 +85,7 @@ public final class LaneEvents implements AutoCloseable {
                 }
             }
             deletions.merge(pending);
-            // page_records.live_pages: oldest paged records first (record ids compare as u64)
+            // pages ordered by their lowest record id (EVENTS.md, "PAGE records"; ids compare as u64)
             pages.sort((a, b) -> Long.compareUnsigned(a.firstId(), b.firstId()));
             return new LaneEvents(lane, node, snapshot, deletions, Resolver.shared().commitLog(logBase.toString()),
                     skipCorrupt, List.copyOf(pages));
@@ -97,7 +97,8 @@ public final class LaneEvents implements AutoCloseable {
 
     /**
      * The page files the snapshot's live PAGE records name, oldest paged
-     * records first (page_records.live_pages). Each is read only while this
+     * records first (ordered by their lowest record id, EVENTS.md, "PAGE
+     * records"). Each is read only while this
      * LaneEvents is open; see the reader for what happens when maintenance
      * removes one meanwhile.
      */

@@ -51,8 +51,8 @@ import org.apache.spark.sql.util.ArrowUtils;
  * ({@code queryExecution().toRdd()}, no new plan): each task converts its rows
  * to Arrow in chunks of {@code spark.sql.execution.arrow.maxRecordsPerBatch}
  * rows (one reused {@link VectorSchemaRoot}, Spark's {@link ArrowWriter}), cuts
- * each chunk into pieces as {@code event_records.pieces} does against
- * {@code event_records.piece_bytes(config)}, encodes each piece's body
+ * each chunk into pieces by the cut of EVENTS.md, "Pieces" (informative:
+ * {@link EventsBodyWriter#rowsPerPiece} against max_body), encodes each piece's body
  * ({@link EventsBodyWriter}) and hands the bodies to {@link TaskWrite#run}
  * one at a time, so rows are converted while earlier bodies are appended and a
  * partition is never held whole. It returns the messages of the tasks that
