@@ -9,7 +9,9 @@ import java.util.regex.Pattern;
  * Sizes as options write them (10m, 490k, 1.5g, bytes), parsed as the Python
  * side parses them: a number, a fraction allowed, then an optional unit b, k,
  * m, g or t (a trailing b allowed after the others, any case; powers of 1024),
- * blanks around; the bytes truncated to a whole number.
+ * blanks around; the bytes truncated to a whole number. A size past 2^63 - 1
+ * bytes is refused as not valid (no option's bounds reach it; it must never
+ * wrap into a small one).
  */
 final class Sizes {
 
@@ -27,6 +29,11 @@ final class Sizes {
         if (unit == null) {
             throw OptionException.invalid(name, value, accepts);
         }
-        return new BigDecimal(match.group(1)).multiply(BigDecimal.valueOf(unit)).longValue();
+        java.math.BigInteger bytes = new BigDecimal(match.group(1)).multiply(BigDecimal.valueOf(unit))
+                .toBigInteger();
+        if (bytes.bitLength() > 63) {
+            throw OptionException.invalid(name, value, accepts);
+        }
+        return bytes.longValue();
     }
 }

@@ -18,10 +18,12 @@ public final class SizesTest {
         equal(3L << 29, Sizes.parse("s", "1.5g", "x"), "1.5g");
         equal(1L << 40, Sizes.parse("s", "1TB", "x"), "1TB");
         equal(7L, Sizes.parse("s", "7b", "x"), "7b");
+        equal(Long.MAX_VALUE, Sizes.parse("s", "9223372036854775807", "x"), "2^63 - 1");
     }
 
     public static void testASizeThatIsNotOneIsRefusedNamingTheOptionAndWhatItAccepts() {
-        for (String bad : new String[]{"10x", "", "-1m", "1e3", "m", "1.m"}) {
+        for (String bad : new String[]{"10x", "", "-1m", "1e3", "m", "1.m", "16777216t", "16777217t",
+                "9223372036854775808"}) {
             contains(raises(OptionException.class,
                     () -> Sizes.parse("maxBytesPerTrigger", bad, "a size such as 64m")).getMessage(),
                     "option maxBytesPerTrigger='" + bad + "' is not valid",
