@@ -4,7 +4,10 @@ and every language takes the same values from it: Python at import
 (spark/jvm_constants.py, read back here with ``javap -constants``), C from
 native/sj_format.h, whose numbers must equal the declared ones. And no source
 of the package or of the JVM connector spells a declared string as a literal
-of its own: it names the declared constant instead."""
+of its own: it names the declared constant instead. The JSON field names of the
+structures on disk (the groups marked json_fields) are ordinary words elsewhere,
+so they are searched for only in the files that encode or decode those
+structures (FIELD_USERS)."""
 from __future__ import annotations
 
 import ast
@@ -26,9 +29,62 @@ JAVA_MAIN = REPO / "jvm" / "src" / "main" / "java"
 # a JSON field, a counter's name): not searched for as copies.
 COMMON_WORDS = {"delete", "page", "pages", "requests"}
 
+FIELD_GROUPS = {"control_file", "commit_entry", "entry_tx", "checkpoint", "checkpoint_query",
+                "checkpoint_lane", "checkpoint_node", "forgotten_node", "xid", "lane_request",
+                "delete_request", "page_request", "requested_page"}
+
+# The files that encode or decode a structure on disk (or build a part of one:
+# a task message's decided fields become an entry's tx), and the field groups
+# of the structures each handles: none of them spells one of those names.
+FIELD_USERS = {
+    "sparkjournal/journal/swap.py": {"control_file"},
+    "sparkjournal/events/xid.py": {"xid"},
+    "sparkjournal/events/commit_log.py": {"commit_entry", "entry_tx"},
+    "sparkjournal/events/log_checkpoint.py": {"checkpoint", "checkpoint_query", "checkpoint_lane",
+                                              "checkpoint_node", "entry_tx"},
+    "sparkjournal/events/forgotten.py": {"forgotten_node"},
+    "sparkjournal/events/requests.py": {"lane_request"},
+    "sparkjournal/events/lane_deletes.py": {"lane_request", "delete_request"},
+    "sparkjournal/events/page_records.py": {"requested_page"},
+    "sparkjournal/maintenance/page_drop.py": {"lane_request", "page_request"},
+    "sparkjournal/maintenance/page_commit.py": {"page_request"},
+    "sparkjournal/maintenance/paging.py": {"lane_request", "page_request", "requested_page"},
+    "sparkjournal/maintenance/retention.py": {"delete_request"},
+    "sparkjournal/spark/delete.py": {"delete_request"},
+    "sparkjournal/spark/task_message.py": {"entry_tx"},
+    "sparkjournal/spark/committer.py": {"entry_tx"},
+    "jvm/src/main/java/io/sparkjournal/journal/ControlFile.java": {"control_file"},
+    "jvm/src/main/java/io/sparkjournal/events/BatchXid.java": {"xid"},
+    "jvm/src/main/java/io/sparkjournal/events/XidEncoder.java": {"xid"},
+    "jvm/src/main/java/io/sparkjournal/events/Decision.java": {"commit_entry", "entry_tx"},
+    "jvm/src/main/java/io/sparkjournal/events/CommitLogWriter.java": {"commit_entry", "entry_tx"},
+    "jvm/src/main/java/io/sparkjournal/events/LogCheckpoint.java": {
+        "checkpoint", "checkpoint_query", "checkpoint_lane", "checkpoint_node"},
+    "jvm/src/main/java/io/sparkjournal/events/CheckpointState.java": {
+        "checkpoint", "checkpoint_query", "checkpoint_lane", "checkpoint_node", "entry_tx"},
+    "jvm/src/main/java/io/sparkjournal/events/ForgottenNode.java": {"forgotten_node"},
+    "jvm/src/main/java/io/sparkjournal/events/LaneRequests.java": {
+        "lane_request", "page_request", "requested_page"},
+    "jvm/src/main/java/io/sparkjournal/events/DeleteRequests.java": {"delete_request"},
+    "jvm/src/main/java/io/sparkjournal/events/CommittedLane.java": {"entry_tx"},
+    "jvm/src/main/java/io/sparkjournal/events/ForgottenEvents.java": {"entry_tx"},
+    "jvm/src/main/java/io/sparkjournal/events/DriverCommit.java": {"entry_tx"},
+    "jvm/src/main/java/io/sparkjournal/events/TaskWrite.java": {"entry_tx"},
+}
+# Files that handle such a structure only through the ones above (no field of
+# their own to name): checked for copies all the same.
+FIELD_USERS_BY_WAY_OF_OTHERS = {
+    "sparkjournal/maintenance/log_checkpointer.py": {"checkpoint"},
+    "jvm/src/main/java/io/sparkjournal/events/LogCheckpointWriter.java": {"checkpoint"},
+    "jvm/src/main/java/io/sparkjournal/events/PageRef.java": {"requested_page"},
+}
+
+
 def declared_strings() -> dict[str, str]:
-    """{value: "group.NAME"} of every declared string searched for as a copy."""
+    """{value: "group.NAME"} of every declared string searched for as a copy
+    everywhere: neither a common word nor a JSON field name."""
     return {value: f"{group}.{name}" for group, values in GROUPS.items()
+            if group not in constants.FIELD_GROUPS
             for name, value in values.items()
             if isinstance(value, str) and value not in COMMON_WORDS}
 
@@ -36,9 +92,16 @@ def declared_strings() -> dict[str, str]:
 def test_declaration_is_well_formed_and_names_are_unique_per_group():
     assert set(GROUPS) == {"format", "record_types", "record_flags", "user_types",
                            "metadata_columns", "hidden_columns", "schema_metadata",
-                           "request_kinds", "magics", "paths"}
+                           "request_kinds", "magics", "paths"} | FIELD_GROUPS
     for group in GROUPS.values():
         assert group.doc and len(group) > 0
+    assert set(constants.FIELD_GROUPS) == FIELD_GROUPS
+    for name in FIELD_GROUPS:
+        group = GROUPS[name]
+        assert re.search(r"(COMMIT_LOG|EVENTS|FORMAT)\.md, \"[A-Z]", group.doc), name
+        assert all(isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value)
+                   for value in group.values()), name
+        assert len(set(group.values())) == len(group), name
     assert list(GROUPS["metadata_columns"].extra["types"]) == list(GROUPS["metadata_columns"])
 
 
@@ -77,6 +140,50 @@ def test_python_modules_take_the_declared_values():
         kinds["DELETE"], kinds["PAGE"], kinds["DROP_PAGE"])
     assert (NODE_ID_FILE, page_records.PAGES) == (GROUPS["paths"]["NODE_ID_FILE"],
                                                   GROUPS["paths"]["PAGES"])
+
+
+def test_python_field_groups_are_the_declared_ones():
+    for name in FIELD_GROUPS:
+        group = getattr(constants, name.upper())
+        assert group is GROUPS[name] and dict(group) == GROUPS[name]._values, name
+        for key, value in group.items():
+            assert getattr(group, key) == value
+
+
+def test_python_encoders_write_the_declared_field_names():
+    """What each Python encoder writes is named by its group: every key written
+    is a declared field of the structure, and the required ones are there."""
+    import json
+    from sparkjournal.events.commit_log import Decision
+    from sparkjournal.events.forgotten import ForgottenNode
+    from sparkjournal.events.log_checkpoint import Checkpoint
+    from sparkjournal.events.page_records import PageRef
+    from sparkjournal.events.xid import BatchXid
+    from sparkjournal.journal.swap import ControlFile
+
+    control = json.loads(ControlFile(3, (("data-1.sjd", 1), ("data-2.sjd", 2)),
+                                     (("data-1.sjd", 1),)).encode())
+    assert set(control) == set(GROUPS["control_file"].values())
+    xid = json.loads(BatchXid("log", "q", 1, 2, 3, 4, 5, 6).encode())
+    assert set(xid) == set(GROUPS["xid"].values())
+    tx = {"node": "n@h", "lane": "lane-000", "tx": 7, "host": "h", "root": "/r", "rows": 2,
+          "bytes": 30, "records": 1}
+    assert set(tx) == set(GROUPS["entry_tx"].values())
+    entry = json.loads(Decision("q", 1, 5, [tx], epoch=2, aborted=False).to_json())
+    assert set(entry) == set(GROUPS["commit_entry"].values()) - {"aborted"}
+    abort = json.loads(Decision("q", 1, 5, [], epoch=0, aborted=True).to_json())
+    assert set(abort) == set(GROUPS["commit_entry"].values()) - {"epoch"}
+    state = Checkpoint(seq=0)
+    state.fold(Decision("q", 1, 5, [tx]))
+    checkpoint = json.loads(state.to_json())
+    assert set(checkpoint) == set(GROUPS["checkpoint"].values())
+    for part, group in (("queries", "checkpoint_query"), ("lanes", "checkpoint_lane"),
+                        ("nodes", "checkpoint_node")):
+        assert set(checkpoint[part][0]) == set(GROUPS[group].values()), part
+    forgotten = json.loads(ForgottenNode("n@h", 1, 2, 3, 4, ("lane-000",)).to_json())
+    assert set(forgotten) == set(GROUPS["forgotten_node"].values())
+    page = PageRef("page-1-0.parquet", 10, 11, 12, (1, 2), (0, 1), (5, 6)).as_request()
+    assert set(page) == set(GROUPS["requested_page"].values())
 
 
 def test_generated_java_source_is_deterministic_and_complete():
@@ -228,6 +335,33 @@ def test_no_source_spells_a_declared_string_itself():
     assert not copies, ("these spell a declared constant instead of naming it (constants.json; "
                         "Python: sparkjournal.format.constants, Java: io.sparkjournal.format."
                         "Constants):\n" + "\n".join(copies))
+
+
+def test_no_encoder_or_decoder_spells_a_field_name_itself():
+    """In the files that encode or decode a structure on disk, no literal is a
+    field name of a structure the file handles: the names come from the
+    declaration (Python: sparkjournal.format.constants.GROUP.NAME, Java:
+    io.sparkjournal.format.Constants.Group.NAME)."""
+    from sparkjournal.spark.jvm_constants import class_name
+    copies, unnamed = [], []
+    for where, groups in {**FIELD_USERS, **FIELD_USERS_BY_WAY_OF_OTHERS}.items():
+        path = REPO / where
+        assert path.is_file(), where
+        wanted = {value: f"{group}.{name}" for group in sorted(groups)
+                  for name, value in GROUPS[group].items()}
+        literals = java_literals if where.endswith(".java") else python_literals
+        for line, text in literals(path):
+            if text in wanted:
+                copies.append(f"{where}:{line}: {text!r} (declared as {wanted[text]})")
+        if where in FIELD_USERS:
+            source = path.read_text()
+            names = ([f"Constants.{class_name(g)}." for g in groups] if where.endswith(".java")
+                     else [g.upper() for g in groups])
+            if not any(name in source for name in names):
+                unnamed.append(where)
+    assert not copies, ("these spell a field name of a structure on disk instead of naming it "
+                        "(constants.json):\n" + "\n".join(copies))
+    assert not unnamed, f"these name none of their structures' fields from the declaration: {unnamed}"
 
 
 def test_the_wheel_ships_the_declaration():

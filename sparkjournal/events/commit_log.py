@@ -56,7 +56,7 @@ from ..config_keys import one_path_segment
 from ..errors import FormatVersionError, SparkJournalError
 from ..faults import crash_point
 from ..format import strict_json as sj
-from ..format.constants import PATHS
+from ..format.constants import COMMIT_ENTRY as ENTRY, ENTRY_TX as TX, PATHS
 from ..io.files_io import fsync_dir, write_file_atomically
 from ..io.modes import make_dirs
 
@@ -65,8 +65,8 @@ SCHEMA_FILE = PATHS.SCHEMA_FILE
 LOG_ID_FILE = PATHS.LOG_ID_FILE
 CACHED_DECISIONS = 4096
 OWN_FOLDERS = (PATHS.CHECKPOINTS, PATHS.TIMES, PATHS.FORGOTTEN)
-TX_STRINGS = ("host", "root")                    # optional fields of a tx
-TX_COUNTS = ("rows", "bytes", "records")         # optional, absent: 0
+TX_STRINGS = (TX.HOST, TX.ROOT)                  # optional fields of a tx
+TX_COUNTS = (TX.ROWS, TX.BYTES, TX.RECORDS)      # optional, absent: 0
 
 
 class CommitLogError(SparkJournalError):
@@ -109,20 +109,22 @@ class Decision:
         return not self.aborted
 
     def tx_refs(self) -> set[TxRef]:
-        return {TxRef(t["node"], t["lane"], t["tx"]) for t in self.txs}
+        return {TxRef(t[TX.NODE], t[TX.LANE], t[TX.TX]) for t in self.txs}
 
     @property
     def rows(self) -> int:
-        return sum(t.get("rows", 0) for t in self.txs)
+        return sum(t.get(TX.ROWS, 0) for t in self.txs)
 
     def to_json(self) -> bytes:
         """The entry's JSON; epoch and aborted only where not their default,
         so an epoch-0 commit entry reads the same to readers that predate them."""
-        data = {"format": FORMAT, **dataclasses.asdict(self)}
-        if not self.epoch:
-            del data["epoch"]
-        if not self.aborted:
-            del data["aborted"]
+        data = {ENTRY.FORMAT: FORMAT, ENTRY.QUERY: self.query, ENTRY.BATCH: self.batch,
+                ENTRY.COMMITTED_AT_MS: self.committed_at_ms,
+                ENTRY.TXS: self.txs}
+        if self.epoch:
+            data[ENTRY.EPOCH] = self.epoch
+        if self.aborted:
+            data[ENTRY.ABORTED] = self.aborted
         return json.dumps(data, sort_keys=True).encode()
 
     @classmethod
@@ -136,13 +138,13 @@ class Decision:
             if found is not None:
                 raise FormatVersionError(where, found, FORMAT, "commit log entry")
             sj.format_of(data, FORMAT)
-            txs = [_checked_tx(t) for t in sj.array(data, "txs")]
-            aborted = sj.boolean(data, "aborted", False)
+            txs = [_checked_tx(t) for t in sj.array(data, ENTRY.TXS)]
+            aborted = sj.boolean(data, ENTRY.ABORTED, False)
             if aborted and txs:
                 raise sj.JsonRefused("an abort entry names no transactions")
-            return cls(sj.string(data, "query"), sj.whole(data, "batch"),
-                       sj.whole(data, "committed_at_ms"), txs,
-                       sj.whole(data, "epoch", default=0), aborted)
+            return cls(sj.string(data, ENTRY.QUERY), sj.whole(data, ENTRY.BATCH),
+                       sj.whole(data, ENTRY.COMMITTED_AT_MS), txs,
+                       sj.whole(data, ENTRY.EPOCH, default=0), aborted)
         except sj.JsonRefused as error:
             raise CommitLogError(f"commit log entry {where} is unreadable ({error}); it "
                                  f"must be a decision written by sparkjournal. Restore it "
@@ -156,9 +158,9 @@ def _checked_tx(entry) -> dict:
     what is wrong)."""
     if type(entry) is dict:
         get = entry.get
-        tx, rows, size, records = get("tx"), get("rows", 0), get("bytes", 0), get("records", 0)
-        if type(get("node")) is str and type(get("lane")) is str and \
-                type(get("host", "")) is str and type(get("root", "")) is str and \
+        tx, rows, size, records = get(TX.TX), get(TX.ROWS, 0), get(TX.BYTES, 0), get(TX.RECORDS, 0)
+        if type(get(TX.NODE)) is str and type(get(TX.LANE)) is str and \
+                type(get(TX.HOST, "")) is str and type(get(TX.ROOT, "")) is str and \
                 type(tx) is int and type(rows) is int and type(size) is int and \
                 type(records) is int and 0 <= min(tx, rows, size, records) and \
                 tx <= sj.U64 and max(rows, size, records) <= sj.WHOLE:
@@ -166,7 +168,7 @@ def _checked_tx(entry) -> dict:
     if type(entry) is not dict:
         raise sj.JsonRefused(f"each of txs must be an object {{node, lane, tx, ...}}, "
                              f"not {sj.show(entry)}")
-    sj.string(entry, "node"), sj.string(entry, "lane"), sj.integer(entry, "tx")
+    sj.string(entry, TX.NODE), sj.string(entry, TX.LANE), sj.integer(entry, TX.TX)
     for name in TX_STRINGS:
         sj.string(entry, name, None)
     for name in TX_COUNTS:
@@ -309,7 +311,8 @@ class CommitLog:
         except LinkedNotSyncedError as linked:
             raise CommitLogError(
                 f"commit log entry {linked.path} was created, but its folder could not be synced "
-                f"({linked.__cause__}): the batch is {'aborted' if aborted else 'committed'} unless "
+                f"({linked.__cause__}): the batch is "
+                f"{'aborted unless' if aborted else 'committed unless'} "
                 f"the host loses power before the folder reaches the disk. Do not run the write "
                 f"again; check the disk") from linked
         except CommitLogError as error:
@@ -330,7 +333,7 @@ class CommitLog:
             if other else "just now"
         if aborting:
             return (f"batch {batch} of query {query} (epoch {epoch}) was "
-                    f"{'aborted' if other and other.aborted else 'committed'} at {when} before "
+                    f"{'aborted at' if other and other.aborted else 'committed at'} {when} before "
                     f"this abort: {'nothing to do' if other and other.aborted else 'a committed batch cannot be aborted'}")
         if other is not None and other.aborted:
             return (f"batch {batch} of query {query} was aborted by an operator (sparkjournal "

@@ -16,7 +16,7 @@ import logging
 from ..config_keys import one_path_segment
 from ..errors import FormatVersionError, SparkJournalError
 from ..format import strict_json as sj
-from ..format.constants import PATHS
+from ..format.constants import FORGOTTEN_NODE as FIELDS, PATHS
 from .commit_log import CommitLog, CommitLogError
 
 log = logging.getLogger("sparkjournal.read")
@@ -38,8 +38,11 @@ class ForgottenNode:
     lanes: tuple[str, ...]
 
     def to_json(self) -> bytes:
-        return json.dumps({"format": FORMAT, **dataclasses.asdict(self),
-                           "lanes": list(self.lanes)}, sort_keys=True).encode()
+        return json.dumps({FIELDS.FORMAT: FORMAT, FIELDS.NODE: self.node,
+                           FIELDS.FORGOTTEN_AT_MS: self.forgotten_at_ms,
+                           FIELDS.BATCHES: self.batches, FIELDS.ROWS: self.rows,
+                           FIELDS.BYTES: self.bytes, FIELDS.LANES: list(self.lanes)},
+                          sort_keys=True).encode()
 
 
 def _path(log: CommitLog, node: str) -> str:
@@ -58,11 +61,12 @@ def parse(raw: bytes, where: str, node: str) -> ForgottenNode:
         if found is not None:
             raise FormatVersionError(where, found, FORMAT, "forgotten node record")
         sj.format_of(data, FORMAT)
-        if sj.string(data, "node") != node:
-            raise sj.JsonRefused(f"it names node {sj.show(data['node'])}, not {sj.show(node)} "
-                                 f"its file is named for")
-        counts = [sj.whole(data, name) for name in ("forgotten_at_ms", "batches", "rows", "bytes")]
-        lanes = sj.array(data, "lanes")
+        if sj.string(data, FIELDS.NODE) != node:
+            raise sj.JsonRefused(f"it names node {sj.show(data[FIELDS.NODE])}, not "
+                                 f"{sj.show(node)} its file is named for")
+        counts = [sj.whole(data, name) for name in (FIELDS.FORGOTTEN_AT_MS, FIELDS.BATCHES,
+                                                    FIELDS.ROWS, FIELDS.BYTES)]
+        lanes = sj.array(data, FIELDS.LANES)
         if not all(type(lane) is str for lane in lanes):
             raise sj.JsonRefused("lanes must be a list of lane names")
         return ForgottenNode(node, *counts, tuple(lanes))

@@ -9,7 +9,7 @@ after its records are durable, so a reader then sees it in one of the two
 """
 from __future__ import annotations
 
-from ..format.constants import REQUEST_KINDS
+from ..format.constants import DELETE_REQUEST as FIELDS, LANE_REQUEST, REQUEST_KINDS
 from .deletions import DELETION_VECTOR, Deletions, encode_vector
 from .page_records import paged_record_ids
 from .requests import RequestError, pending
@@ -41,8 +41,8 @@ def delete_records(request: dict, where: str) -> dict:
     and "007"), each value null or a list of integers 0..2^32-1; ``why``
     absent or a string. RequestError (*damaged*) naming the request otherwise:
     nothing of it is applied or carried out."""
-    records = request.get("records")
-    if type(records) is dict and type(request.get("why", "")) is str:
+    records = request.get(FIELDS.RECORDS)
+    if type(records) is dict and type(request.get(FIELDS.WHY, "")) is str:
         parsed = {}
         for key, rows in records.items():
             if not (key.isascii() and key.isdigit() and len(key) <= 20 and _is_u(int(key), 64)):
@@ -65,7 +65,7 @@ def pending_deletions(lane: str) -> Deletions:
     """What the lane's pending delete requests delete (read before a snapshot)."""
     deletions = Deletions()
     for path, request in pending(lane):
-        if request["kind"] == DELETE:
+        if request[LANE_REQUEST.KIND] == DELETE:
             for record_id, rows in delete_records(request, path).items():
                 deletions.add(record_id, rows)
     return deletions

@@ -19,6 +19,8 @@ import json
 from ..config_keys import one_path_segment
 from ..errors import FormatVersionError
 from ..format import strict_json as sj
+from ..format.constants import CHECKPOINT as CP, CHECKPOINT_LANE as LANE, \
+    CHECKPOINT_NODE as NODE, CHECKPOINT_QUERY as QUERY, ENTRY_TX as TX
 from .commit_log import CommitLogError, Decision
 
 FORMAT = 1
@@ -100,25 +102,25 @@ class Checkpoint:
         state.last_committed_at_ms = max(state.last_committed_at_ms, decision.committed_at_ms)
         lanes_counted, nodes_counted = set(), set()      # a batch counts once per lane, node
         for tx in decision.txs:
-            key = (tx["node"], tx["lane"])
+            key = (tx[TX.NODE], tx[TX.LANE])
             lane = self.lanes.get(key)
             if lane is None:
                 lane = self.lanes[key] = LaneState(
-                    tx["node"], tx.get("host") or tx["node"].rpartition("@")[2],
-                    tx.get("root") or "", tx["lane"])
-            rows = tx.get("rows", 0)
+                    tx[TX.NODE], tx.get(TX.HOST) or tx[TX.NODE].rpartition("@")[2],
+                    tx.get(TX.ROOT) or "", tx[TX.LANE])
+            rows = tx.get(TX.ROWS, 0)
             if key not in lanes_counted:
                 lane.batches += 1
                 lanes_counted.add(key)
             lane.rows += rows
-            lane.add_tx(tx["tx"])
-            node = self.nodes.setdefault(tx["node"], NodeState())
+            lane.add_tx(tx[TX.TX])
+            node = self.nodes.setdefault(tx[TX.NODE], NodeState())
             node.rows += rows
-            node.bytes += tx.get("bytes", 0)
+            node.bytes += tx.get(TX.BYTES, 0)
             node.last_committed_at_ms = max(node.last_committed_at_ms, decision.committed_at_ms)
-            if tx["node"] not in nodes_counted:
+            if tx[TX.NODE] not in nodes_counted:
                 node.batches += 1
-                nodes_counted.add(tx["node"])
+                nodes_counted.add(tx[TX.NODE])
 
     def copy(self) -> "Checkpoint":
         """A copy to fold more entries into, this one left as it is."""
@@ -140,10 +142,17 @@ class Checkpoint:
 
     def to_json(self) -> bytes:
         return json.dumps({
-            "format": FORMAT, "seq": self.seq, "written_at_ms": self.written_at_ms,
-            "queries": [{"query": q, **dataclasses.asdict(s)} for q, s in sorted(self.queries.items())],
-            "lanes": [dataclasses.asdict(lane) for _, lane in sorted(self.lanes.items())],
-            "nodes": [{"node": n, **dataclasses.asdict(s)} for n, s in sorted(self.nodes.items())],
+            CP.FORMAT: FORMAT, CP.SEQ: self.seq, CP.WRITTEN_AT_MS: self.written_at_ms,
+            CP.QUERIES: [{QUERY.QUERY: q, QUERY.THROUGH: s.through, QUERY.DECIDED: s.decided,
+                          QUERY.ROWS: s.rows, QUERY.LAST_COMMITTED_AT_MS: s.last_committed_at_ms}
+                         for q, s in sorted(self.queries.items())],
+            CP.LANES: [{LANE.NODE: lane.node, LANE.HOST: lane.host, LANE.ROOT: lane.root,
+                        LANE.LANE: lane.lane, LANE.BATCHES: lane.batches, LANE.ROWS: lane.rows,
+                        LANE.COMMITTED: [list(r) for r in lane.committed]}
+                       for _, lane in sorted(self.lanes.items())],
+            CP.NODES: [{NODE.NODE: n, NODE.BATCHES: s.batches, NODE.ROWS: s.rows,
+                        NODE.BYTES: s.bytes, NODE.LAST_COMMITTED_AT_MS: s.last_committed_at_ms}
+                       for n, s in sorted(self.nodes.items())],
         }, sort_keys=True, separators=(",", ":")).encode()
 
 
@@ -160,35 +169,35 @@ def parse(raw: bytes, where: str, seq: int | None = None) -> Checkpoint:
         raise FormatVersionError(where, found, FORMAT, "commit log checkpoint")
     try:
         sj.format_of(data, FORMAT)
-        made = Checkpoint(sj.whole(data, "seq"), sj.whole(data, "written_at_ms"))
+        made = Checkpoint(sj.whole(data, CP.SEQ), sj.whole(data, CP.WRITTEN_AT_MS))
         if seq is not None and made.seq != seq:
             raise sj.JsonRefused(f"seq {made.seq} in a file named for seq {seq}")
-        for entry in _objects(data, "queries"):
-            if not one_path_segment(sj.string(entry, "query")):
-                raise sj.JsonRefused(f"query {sj.show(entry['query'])} cannot name a folder")
-            made.queries[sj.string(entry, "query")] = QueryState(
-                sj.whole(entry, "through"), sj.whole(entry, "decided"),
-                sj.whole(entry, "rows"), sj.whole(entry, "last_committed_at_ms"))
-        for entry in _objects(data, "lanes"):
-            ranges = sj.array(entry, "committed")
+        for entry in _objects(data, CP.QUERIES):
+            if not one_path_segment(sj.string(entry, QUERY.QUERY)):
+                raise sj.JsonRefused(f"query {sj.show(entry[QUERY.QUERY])} cannot name a folder")
+            made.queries[sj.string(entry, QUERY.QUERY)] = QueryState(
+                sj.whole(entry, QUERY.THROUGH), sj.whole(entry, QUERY.DECIDED),
+                sj.whole(entry, QUERY.ROWS), sj.whole(entry, QUERY.LAST_COMMITTED_AT_MS))
+        for entry in _objects(data, CP.LANES):
+            ranges = sj.array(entry, LANE.COMMITTED)
             if not all(type(r) is list and len(r) == 2 and sj.is_integer(r[0]) and
                        sj.is_integer(r[1]) and r[0] <= r[1] for r in ranges):
                 raise sj.JsonRefused("committed must be [first, last] pairs of integers, "
                                      "first <= last")
             if any(a[1] >= b[0] for a, b in zip(ranges, ranges[1:])):
                 raise sj.JsonRefused("committed ranges must be sorted and disjoint")
-            lane = LaneState(sj.string(entry, "node"), sj.string(entry, "host"),
-                             sj.string(entry, "root"), sj.string(entry, "lane"),
-                             sj.whole(entry, "batches"), sj.whole(entry, "rows"),
+            lane = LaneState(sj.string(entry, LANE.NODE), sj.string(entry, LANE.HOST),
+                             sj.string(entry, LANE.ROOT), sj.string(entry, LANE.LANE),
+                             sj.whole(entry, LANE.BATCHES), sj.whole(entry, LANE.ROWS),
                              [list(r) for r in ranges])
             made.lanes[(lane.node, lane.lane)] = lane
-        for entry in _objects(data, "nodes"):
-            made.nodes[sj.string(entry, "node")] = NodeState(
-                sj.whole(entry, "batches"), sj.whole(entry, "rows"),
-                sj.whole(entry, "bytes", default=0),
-                sj.whole(entry, "last_committed_at_ms", default=0))
-        for name, keys in (("queries", list(made.queries)), ("lanes", list(made.lanes)),
-                           ("nodes", list(made.nodes))):
+        for entry in _objects(data, CP.NODES):
+            made.nodes[sj.string(entry, NODE.NODE)] = NodeState(
+                sj.whole(entry, NODE.BATCHES), sj.whole(entry, NODE.ROWS),
+                sj.whole(entry, NODE.BYTES, default=0),
+                sj.whole(entry, NODE.LAST_COMMITTED_AT_MS, default=0))
+        for name, keys in ((CP.QUERIES, list(made.queries)), (CP.LANES, list(made.lanes)),
+                           (CP.NODES, list(made.nodes))):
             if len(keys) != len(data[name]) or keys != sorted(keys):
                 raise sj.JsonRefused(f"{name} must be sorted without repeats")
         return made

@@ -41,7 +41,7 @@ import re
 import struct
 
 from ..errors import FormatVersionError
-from ..format.constants import MAGICS, PATHS, USER_TYPES, magic
+from ..format.constants import MAGICS, PATHS, REQUESTED_PAGE as FIELDS, USER_TYPES, magic
 from .node import read_node_id
 from .requests import RequestError
 
@@ -98,9 +98,10 @@ class PageRef:
 
     def as_request(self) -> dict:
         """The page as JSON-able fields (a page request's payload)."""
-        return {"name": self.name, "size": self.size, "crc32c": self.crc32c, "rows": self.rows,
-                "record_ids": list(self.record_ids), "batch_range": list(self.batch_range),
-                "time_range": list(self.time_range)}
+        return {FIELDS.NAME: self.name, FIELDS.SIZE: self.size, FIELDS.CRC32C: self.crc32c,
+                FIELDS.ROWS: self.rows, FIELDS.RECORD_IDS: list(self.record_ids),
+                FIELDS.BATCH_RANGE: list(self.batch_range),
+                FIELDS.TIME_RANGE: list(self.time_range)}
 
     @classmethod
     def from_request(cls, fields: dict, where: str = "a page request") -> "PageRef":
@@ -109,12 +110,12 @@ class PageRef:
         record encodes: never a struct.error later). Raises RequestError
         (*damaged*) naming ``where`` otherwise; nothing is written."""
         try:
-            if type(fields) is not dict or type(fields.get("name")) is not str:
-                raise TypeError("the page is not an object with a string \"name\"")
-            return cls(fields["name"], _int(fields["size"], 0, U64),
-                       _int(fields["crc32c"], 0, U32), _int(fields["rows"], 0, U64),
-                       tuple(_int(i, 0, U64) for i in _list(fields["record_ids"])),
-                       _pair(fields["batch_range"]), _pair(fields["time_range"]))
+            if type(fields) is not dict or type(fields.get(FIELDS.NAME)) is not str:
+                raise TypeError(f"the page is not an object with a string \"{FIELDS.NAME}\"")
+            return cls(fields[FIELDS.NAME], _int(fields[FIELDS.SIZE], 0, U64),
+                       _int(fields[FIELDS.CRC32C], 0, U32), _int(fields[FIELDS.ROWS], 0, U64),
+                       tuple(_int(i, 0, U64) for i in _list(fields[FIELDS.RECORD_IDS])),
+                       _pair(fields[FIELDS.BATCH_RANGE]), _pair(fields[FIELDS.TIME_RANGE]))
         except (KeyError, TypeError, ValueError) as error:
             raise RequestError(f"{where} lacks or mistypes a field ({error}); remove it and "
                                f"run paging again") from error

@@ -34,12 +34,13 @@ import uuid
 
 from ..errors import FormatVersionError, SparkJournalError
 from ..format import strict_json as sj
+from ..format.constants import LANE_REQUEST as FIELDS, PATHS
 from ..io.files_io import fsync_dir, remove_quietly, write_file_atomically
 from ..io.modes import make_dirs
 from ..journal.inside import check_inside
 
 log = logging.getLogger("sparkjournal.requests")
-REQUESTS = "requests"
+REQUESTS = PATHS.REQUESTS
 FORMAT = 1
 
 
@@ -53,7 +54,7 @@ def submit(lane: str, kind: str, payload: dict) -> str:
     make_dirs(folder)
     name = f"{time.time_ns():020d}-{uuid.uuid4().hex[:12]}.json"
     path = os.path.join(folder, name)
-    write_file_atomically(path, json.dumps({"format": FORMAT, "kind": kind, **payload},
+    write_file_atomically(path, json.dumps({FIELDS.FORMAT: FORMAT, FIELDS.KIND: kind, **payload},
                                            sort_keys=True).encode())
     return path
 
@@ -94,7 +95,7 @@ def parse(raw: bytes, path: str) -> dict:
         raise FormatVersionError(path, found_format, FORMAT, "lane request")
     try:
         sj.format_of(sj.top_object(request, "the request"), FORMAT)
-        sj.string(request, "kind")
+        sj.string(request, FIELDS.KIND)
     except sj.JsonRefused as error:
         raise RequestError(f"lane request {path} is not a format {FORMAT} request ({error}): "
                            f"remove it and run the maintenance job that wrote it "
@@ -110,10 +111,10 @@ def carry_out(journal, handlers: dict) -> int:
     journal.refresh()            # handlers look records up one by one: see a swap first
     done = 0
     for path, request in pending(journal.directory):
-        handler = handlers.get(request["kind"])
+        handler = handlers.get(request[FIELDS.KIND])
         if handler is None:
             log.warning("lane %s: request %s of kind %r is unknown to this sparkjournal; "
-                        "left pending", journal.directory, path, request["kind"])
+                        "left pending", journal.directory, path, request[FIELDS.KIND])
             continue
         handler(journal, request)
         journal.flush()

@@ -14,7 +14,7 @@ import json
 import logging
 
 from ..format import strict_json as sj
-from ..format.constants import MAGICS
+from ..format.constants import MAGICS, XID
 
 log = logging.getLogger("sparkjournal.xid")
 MAGIC = MAGICS.XID_KIND
@@ -34,7 +34,10 @@ class BatchXid:
     prepared_at_ms: int = 0    # when the task prepared (0: not known); informational
 
     def encode(self) -> bytes:
-        return json.dumps({"kind": MAGIC, **dataclasses.asdict(self)}, sort_keys=True).encode()
+        return json.dumps({XID.KIND: MAGIC, XID.LOG: self.log, XID.QUERY: self.query,
+                           XID.BATCH: self.batch, XID.PARTITION: self.partition,
+                           XID.ATTEMPT: self.attempt, XID.TASK: self.task, XID.EPOCH: self.epoch,
+                           XID.PREPARED_AT_MS: self.prepared_at_ms}, sort_keys=True).encode()
 
     @classmethod
     def decode(cls, raw: bytes) -> "BatchXid | None":
@@ -50,16 +53,16 @@ class BatchXid:
             data = sj.loads(raw, "the XID")
         except sj.JsonRefused:
             return None
-        if type(data) is not dict or data.get("kind") != MAGIC:
+        if type(data) is not dict or data.get(XID.KIND) != MAGIC:
             return None
         try:
-            return cls(sj.string(data, "log"), sj.string(data, "query"),
-                       sj.integer(data, "batch", 0, I64_MAX),
-                       sj.integer(data, "partition", I64_MIN, I64_MAX, -1),
-                       sj.integer(data, "attempt", I64_MIN, I64_MAX, 0),
-                       sj.integer(data, "task", I64_MIN, I64_MAX, -1),
-                       sj.integer(data, "epoch", 0, I64_MAX, 0),
-                       sj.integer(data, "prepared_at_ms", 0, I64_MAX, 0))
+            return cls(sj.string(data, XID.LOG), sj.string(data, XID.QUERY),
+                       sj.integer(data, XID.BATCH, 0, I64_MAX),
+                       sj.integer(data, XID.PARTITION, I64_MIN, I64_MAX, -1),
+                       sj.integer(data, XID.ATTEMPT, I64_MIN, I64_MAX, 0),
+                       sj.integer(data, XID.TASK, I64_MIN, I64_MAX, -1),
+                       sj.integer(data, XID.EPOCH, 0, I64_MAX, 0),
+                       sj.integer(data, XID.PREPARED_AT_MS, 0, I64_MAX, 0))
         except sj.JsonRefused as error:
             _not_of_its_shape(bytes(raw), error)
             return None

@@ -5,7 +5,10 @@ Contract: each group of the declaration is a module attribute of its name in
 upper case (``RECORD_TYPES``, ``METADATA_COLUMNS``, ...), a read-only mapping
 of NAME -> value that also answers ``GROUP.NAME``, in the declaration's order.
 A value is an int or a str, exactly as declared; ``magic(value)`` gives a
-string tag as the ASCII bytes files hold. The JVM build generates
+string tag as the ASCII bytes files hold. A group marked ``json_fields`` in
+the declaration (``FIELD_GROUPS``) names the JSON fields of one structure on
+disk (its ``doc`` cites the section that specifies it): NAME -> the field's
+name, which encoders write and decoders read. The JVM build generates
 io.sparkjournal.format.Constants from the same file (spark/jvm_constants.py).
 Importing this module reads the file once; a missing or malformed declaration
 fails the import (the package cannot work without it).
@@ -79,3 +82,17 @@ SCHEMA_METADATA = GROUPS["schema_metadata"]
 REQUEST_KINDS = GROUPS["request_kinds"]
 MAGICS = GROUPS["magics"]
 PATHS = GROUPS["paths"]
+FIELD_GROUPS = tuple(name for name, group in GROUPS.items() if group.extra.get("json_fields"))
+CONTROL_FILE = GROUPS["control_file"]
+COMMIT_ENTRY = GROUPS["commit_entry"]
+ENTRY_TX = GROUPS["entry_tx"]
+CHECKPOINT = GROUPS["checkpoint"]
+CHECKPOINT_QUERY = GROUPS["checkpoint_query"]
+CHECKPOINT_LANE = GROUPS["checkpoint_lane"]
+CHECKPOINT_NODE = GROUPS["checkpoint_node"]
+FORGOTTEN_NODE = GROUPS["forgotten_node"]
+XID = GROUPS["xid"]
+LANE_REQUEST = GROUPS["lane_request"]
+DELETE_REQUEST = GROUPS["delete_request"]
+PAGE_REQUEST = GROUPS["page_request"]
+REQUESTED_PAGE = GROUPS["requested_page"]

@@ -29,6 +29,7 @@ from ..errors import CorruptJournalError, FormatVersionError
 from ..faults import crash_point
 from ..format import strict_json as sj
 from ..format.codec import CODEC
+from ..format.constants import CONTROL_FILE as FIELDS
 from ..io.files_io import fsync_dir, write_file_atomically
 from ..io.modes import make_dirs
 from .datafile import COMPACTING_SUFFIX, is_data_file_name
@@ -47,12 +48,13 @@ class ControlFile:
 
     def body(self) -> dict:
         """The fields the CRC covers (all but ``crc32c``)."""
-        return {"format": CONTROL_FORMAT, "generation": self.generation,
-                "old": [list(pair) for pair in self.old], "new": [list(pair) for pair in self.new]}
+        return {FIELDS.FORMAT: CONTROL_FORMAT, FIELDS.GENERATION: self.generation,
+                FIELDS.OLD: [list(pair) for pair in self.old],
+                FIELDS.NEW: [list(pair) for pair in self.new]}
 
     def encode(self) -> bytes:
         body = self.body()
-        return json.dumps({**body, "crc32c": CODEC.crc32c(sj.canonical(body))},
+        return json.dumps({**body, FIELDS.CRC32C: CODEC.crc32c(sj.canonical(body))},
                           sort_keys=True).encode()
 
     @classmethod
@@ -68,8 +70,9 @@ class ControlFile:
             if found is not None:
                 raise FormatVersionError(path, found, CONTROL_FORMAT, "compaction control file")
             sj.format_of(data, CONTROL_FORMAT)
-            control = cls(sj.integer(data, "generation"), _files(data, "old"), _files(data, "new"))
-            crc = sj.integer(data, "crc32c", 0, 0xFFFFFFFF)
+            control = cls(sj.integer(data, FIELDS.GENERATION), _files(data, FIELDS.OLD),
+                          _files(data, FIELDS.NEW))
+            crc = sj.integer(data, FIELDS.CRC32C, 0, 0xFFFFFFFF)
             if CODEC.crc32c(sj.canonical(control.body())) != crc:
                 raise sj.JsonRefused("checksum mismatch")
             old_names = {name for name, _id in control.old}

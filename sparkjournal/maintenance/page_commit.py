@@ -29,7 +29,7 @@ from ..events.event_records import EVENTS
 from ..events.page_records import PAGE, PageRef, live_pages
 from ..events.page_scan import file_crc
 from ..faults import crash_point
-from ..format.constants import REQUEST_KINDS
+from ..format.constants import PAGE_REQUEST as FIELDS, REQUEST_KINDS
 from ..io.files_io import fsync_dir, remove_quietly
 
 log = logging.getLogger("sparkjournal.paging")
@@ -37,7 +37,7 @@ PAGE_REQUEST = REQUEST_KINDS.PAGE
 
 
 def carry_out_page(journal, request: dict) -> None:
-    ref = PageRef.from_request(request.get("page") or {})
+    ref = PageRef.from_request(request.get(FIELDS.PAGE) or {})
     if any(page.name == ref.name for page in live_pages(journal)):
         return                                        # committed before a crash
     problem = stale(journal, ref)

@@ -52,7 +52,7 @@ from ..events.page_records import live_page_records
 from ..events.page_scan import PageFileError, rows_left
 from ..events.requests import RequestError, pending, submit
 from ..faults import crash_point
-from ..format.constants import REQUEST_KINDS
+from ..format.constants import LANE_REQUEST, PAGE_REQUEST as FIELDS, REQUEST_KINDS
 from ..journal.journal import Journal
 
 log = logging.getLogger("sparkjournal.paging")
@@ -87,17 +87,17 @@ def drop_candidates(lane: str, config: JournalConfig) -> list[str]:
 
 def request_drops(lane: str, names: list[str]) -> None:
     """Step 1's requests: one per page, unless one is pending already."""
-    requested = {request.get("page") for _path, request in pending(lane)
-                 if request["kind"] == DROP_REQUEST}
+    requested = {request.get(FIELDS.PAGE) for _path, request in pending(lane)
+                 if request[LANE_REQUEST.KIND] == DROP_REQUEST}
     for name in names:
         if name not in requested:
-            submit(lane, DROP_REQUEST, {"page": name})
+            submit(lane, DROP_REQUEST, {FIELDS.PAGE: name})
 
 
 def carry_out_drop(journal, request: dict) -> None:
     """Step 2 (module doc), with the lane's writer; the caller removes the
     request once it returns. Idempotent: a page not live is left alone."""
-    name = request.get("page")
+    name = request.get(FIELDS.PAGE)
     if not isinstance(name, str):
         raise RequestError(f"a {DROP_REQUEST} request of lane {journal.directory} lacks the "
                            f"page's name; remove it and run paging again")

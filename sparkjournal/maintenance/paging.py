@@ -60,6 +60,7 @@ from ..events.page_records import PAGES, live_pages
 from ..events.requests import pending, submit
 from ..events.resolve import commit_log, shared_log
 from ..faults import crash_point
+from ..format.constants import LANE_REQUEST, PAGE_REQUEST as FIELDS, REQUESTED_PAGE
 from ..io.files_io import fsync_dir, remove_quietly
 from ..journal.fileset import try_hold_exclusive, try_hold_maintenance
 from ..journal.journal import Journal
@@ -173,7 +174,7 @@ def _drop_deleted_pages(lane, config, report: PagingReport) -> None:
     names = drop_candidates(lane, config) if page_files(lane) else []
     if names:
         request_drops(lane, names)
-    elif not any(request["kind"] == DROP_REQUEST for _path, request in pending(lane)):
+    elif not any(request[LANE_REQUEST.KIND] == DROP_REQUEST for _path, request in pending(lane)):
         return
     if not apply_now(lane, config):
         report.drops_pending = len(names)          # the holder drops them at its next task
@@ -197,7 +198,7 @@ def _page(lane, node, log_uri, config, budget: int, report: PagingReport, rate: 
             report.reason = "no live events left to page"
             return
         ref, nbytes = page
-        submit(lane, PAGE_REQUEST, {"page": ref.as_request()})
+        submit(lane, PAGE_REQUEST, {FIELDS.PAGE: ref.as_request()})
         if not apply_now(lane, config):
             report.pages_pending += 1             # records stay live until the holder commits
             report.reason = "the lane's live writer commits the page at its next task"
@@ -239,8 +240,9 @@ def _write_next_page(lane, node, log_uri, config, events_schema: pa.Schema, rate
 
 
 def _pending_page_ids(lane: str) -> set:
-    return {record_id for _path, request in pending(lane) if request["kind"] == PAGE_REQUEST
-            for record_id in (request.get("page") or {}).get("record_ids", ())}
+    return {record_id for _path, request in pending(lane)
+            if request[LANE_REQUEST.KIND] == PAGE_REQUEST
+            for record_id in (request.get(FIELDS.PAGE) or {}).get(REQUESTED_PAGE.RECORD_IDS, ())}
 
 
 def remove_orphans(lane: str, config: JournalConfig) -> tuple[int, int]:
@@ -281,8 +283,8 @@ def orphan_pages(lane: str, config: JournalConfig) -> list[str]:
 def requested_pages(lane: str) -> set:
     """Names of the page files pending ``page`` requests name (not orphans:
     their commit is on its way)."""
-    return {(request.get("page") or {}).get("name") for _path, request in pending(lane)
-            if request["kind"] == PAGE_REQUEST}
+    return {(request.get(FIELDS.PAGE) or {}).get(REQUESTED_PAGE.NAME)
+            for _path, request in pending(lane) if request[LANE_REQUEST.KIND] == PAGE_REQUEST}
 
 
 def page_files(lane: str, with_tmp: bool = False) -> list[str]:

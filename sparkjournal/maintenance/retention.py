@@ -37,7 +37,7 @@ from ..events.lane_deletes import lane_deletions, pending_deletions
 from ..events.page_records import live_pages
 from ..events.requests import submit
 from ..events.resolve import shared_log
-from ..format.constants import METADATA_COLUMNS as COLUMNS
+from ..format.constants import DELETE_REQUEST as FIELDS, METADATA_COLUMNS as COLUMNS
 from ..events.visible_events import lane_event_records
 from ..journal.journal import Journal
 
@@ -109,6 +109,6 @@ def apply_retention(lane: str, node: str | None, log_uri: str, config: JournalCo
     if expired:
         report.records, report.bytes = len(expired), sum(expired.values())
         report.request = submit(lane, DELETE, {
-            "records": {str(rid): None for rid in sorted(expired)},
-            "why": f"retention {config.retention[0]} {config.retention[1]:g}"})
+            FIELDS.RECORDS: {str(rid): None for rid in sorted(expired)},
+            FIELDS.WHY: f"retention {config.retention[0]} {config.retention[1]:g}"})
     return report

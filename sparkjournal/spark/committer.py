@@ -30,6 +30,7 @@ import time
 
 from ..errors import LockSupportError
 from ..faults import crash_point
+from ..format.constants import ENTRY_TX as TX
 from ..config import load_config
 from ..journal.journal import Journal
 from ..journal.lock import LaneLock
@@ -90,10 +91,10 @@ class BatchMetrics:
     def count_written(self, txs: list[dict]) -> None:
         """Rows, bytes, records and lanes (``host:root/lane``) of the decided
         transactions ``txs`` (commit_log.Decision.txs)."""
-        self.rows = sum(int(t.get("rows", 0)) for t in txs)
-        self.bytes = sum(int(t.get("bytes", 0)) for t in txs)
-        self.records = sum(int(t.get("records", 0)) for t in txs)
-        self.lanes = sorted({f"{t.get('host', t['node'])}:{t.get('root', '')}/{t['lane']}"
+        self.rows = sum(int(t.get(TX.ROWS, 0)) for t in txs)
+        self.bytes = sum(int(t.get(TX.BYTES, 0)) for t in txs)
+        self.records = sum(int(t.get(TX.RECORDS, 0)) for t in txs)
+        self.lanes = sorted({f"{t.get(TX.HOST, t[TX.NODE])}:{t.get(TX.ROOT, '')}/{t[TX.LANE]}"
                              for t in txs})
 
     def log_to(self, logger: logging.Logger) -> None:

@@ -36,7 +36,7 @@ from ..config import load_config
 from ..errors import SparkJournalError
 from ..events.lane_deletes import DELETE
 from ..events.requests import submit
-from ..format.constants import METADATA_COLUMNS as COLUMNS
+from ..format.constants import DELETE_REQUEST as FIELDS, METADATA_COLUMNS as COLUMNS
 from ..maintenance.lane_requests import apply_now, carry_out_all
 from .connect import require_classic
 from .lane_cache import held_here
@@ -119,7 +119,7 @@ def _lane_task(lane_paths: list[str], predicate: str, journal_options: dict):
             return
         records = {str(record_id): (None if len(found) == totals[record_id] else sorted(found))
                    for record_id, found in hits.items()}
-        path = submit(lane, DELETE, {"records": records, "why": predicate})
+        path = submit(lane, DELETE, {FIELDS.RECORDS: records, FIELDS.WHY: predicate})
         carried_out = _carry_out_here(lane) or apply_now(lane, load_config(journal_options))
         whole = sum(1 for rows in records.values() if rows is None)
         yield pa.RecordBatch.from_pylist([{

@@ -18,9 +18,7 @@ import dataclasses
 import pyarrow as pa
 
 from ..errors import SparkJournalError
-
-# The decision records these of each message (commit_log.Decision.txs).
-DECIDED = ("node", "host", "root", "lane", "tx", "records", "rows", "bytes")
+from ..format.constants import ENTRY_TX as TX
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,7 +58,8 @@ class TaskMessage:
 
     def decided(self) -> dict:
         """This transaction as the decision records it (commit_log.Decision.txs)."""
-        return {name: getattr(self, name) for name in DECIDED}
+        return {TX.NODE: self.node, TX.HOST: self.host, TX.ROOT: self.root, TX.LANE: self.lane,
+                TX.TX: self.tx, TX.RECORDS: self.records, TX.ROWS: self.rows, TX.BYTES: self.bytes}
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)

@@ -1,6 +1,7 @@
 package io.sparkjournal.events;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sparkjournal.format.Constants;
 import io.sparkjournal.journal.StrictJson;
 
 /**
@@ -33,14 +34,14 @@ public record BatchXid(String log, String query, long batch, long partition, lon
     public static BatchXid decode(byte[] raw) {
         try {
             JsonNode data = StrictJson.parse(raw);
-            if (!data.isObject() || !data.path("kind").isTextual()
-                    || !MAGIC.equals(data.get("kind").textValue())) {
+            if (!data.isObject() || !data.path(Constants.Xid.KIND).isTextual()
+                    || !MAGIC.equals(data.get(Constants.Xid.KIND).textValue())) {
                 return null;
             }
-            return new BatchXid(StrictJson.string(data, "log"), StrictJson.string(data, "query"),
-                    StrictJson.whole(data, "batch"), signed(data, "partition", -1),
-                    signed(data, "attempt", 0), signed(data, "task", -1),
-                    StrictJson.whole(data, "epoch", 0), StrictJson.whole(data, "prepared_at_ms", 0));
+            return new BatchXid(StrictJson.string(data, Constants.Xid.LOG), StrictJson.string(data, Constants.Xid.QUERY),
+                    StrictJson.whole(data, Constants.Xid.BATCH), signed(data, Constants.Xid.PARTITION, -1),
+                    signed(data, Constants.Xid.ATTEMPT, 0), signed(data, Constants.Xid.TASK, -1),
+                    StrictJson.whole(data, Constants.Xid.EPOCH, 0), StrictJson.whole(data, Constants.Xid.PREPARED_AT_MS, 0));
         } catch (StrictJson.Refused notOurs) {
             return null;
         }

@@ -2,6 +2,7 @@ package io.sparkjournal.events;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sparkjournal.format.Constants;
 import io.sparkjournal.journal.CodePoints;
 import io.sparkjournal.journal.CanonicalJson;
 import java.math.BigInteger;
@@ -86,19 +87,19 @@ final class CheckpointState {
         Set<CommittedLane.Key> lanesCounted = new HashSet<>();     // a batch counts once per lane, node
         Set<String> nodesCounted = new HashSet<>();
         for (ObjectNode tx : decision.txs()) {
-            String node = tx.get("node").textValue();
-            CommittedLane.Key key = new CommittedLane.Key(node, tx.get("lane").textValue());
+            String node = tx.get(Constants.EntryTx.NODE).textValue();
+            CommittedLane.Key key = new CommittedLane.Key(node, tx.get(Constants.EntryTx.LANE).textValue());
             LaneCounts lane = lanes.computeIfAbsent(key, missing -> new LaneCounts(
                     Decision.host(tx), Decision.root(tx)));
-            long rows = Decision.count(tx, "rows");
+            long rows = Decision.count(tx, Constants.EntryTx.ROWS);
             if (lanesCounted.add(key)) {
                 lane.batches++;
             }
             lane.rows += rows;
-            addTx(lane.committed, tx.get("tx").bigIntegerValue().longValue());
+            addTx(lane.committed, tx.get(Constants.EntryTx.TX).bigIntegerValue().longValue());
             LogCheckpoint.Node counts = nodes.getOrDefault(node, new LogCheckpoint.Node(node, 0, 0, 0, 0));
             nodes.put(node, new LogCheckpoint.Node(node, counts.batches() + (nodesCounted.add(node) ? 1 : 0),
-                    counts.rows() + rows, counts.bytes() + Decision.count(tx, "bytes"),
+                    counts.rows() + rows, counts.bytes() + Decision.count(tx, Constants.EntryTx.BYTES),
                     Math.max(counts.lastCommittedAtMs(), at)));
         }
     }
@@ -148,23 +149,26 @@ final class CheckpointState {
     /** The checkpoint file's bytes: this state in the canonical form of JSON.md. */
     byte[] json(long seq, long writtenAtMs) {
         List<Object> queryList = new ArrayList<>();
-        queries.forEach((name, query) -> queryList.add(object("query", name, "through", query.through(),
-                "decided", query.decided(), "rows", query.rows(), "last_committed_at_ms",
-                query.lastCommittedAtMs())));
+        queries.forEach((name, query) -> queryList.add(object(Constants.CheckpointQuery.QUERY, name,
+                Constants.CheckpointQuery.THROUGH, query.through(), Constants.CheckpointQuery.DECIDED, query.decided(), Constants.CheckpointQuery.ROWS, query.rows(),
+                Constants.CheckpointQuery.LAST_COMMITTED_AT_MS, query.lastCommittedAtMs())));
         List<Object> laneList = new ArrayList<>();
         lanes.forEach((key, lane) -> {
             List<Object> committed = new ArrayList<>();
             for (long[] range : lane.committed) {
                 committed.add(List.of(unsigned(range[0]), unsigned(range[1])));
             }
-            laneList.add(object("node", key.node(), "host", lane.host, "root", lane.root, "lane", key.lane(),
-                    "batches", lane.batches, "rows", lane.rows, "committed", committed));
+            laneList.add(object(Constants.CheckpointLane.NODE, key.node(), Constants.CheckpointLane.HOST, lane.host, Constants.CheckpointLane.ROOT, lane.root,
+                    Constants.CheckpointLane.LANE, key.lane(), Constants.CheckpointLane.BATCHES, lane.batches, Constants.CheckpointLane.ROWS, lane.rows,
+                    Constants.CheckpointLane.COMMITTED, committed));
         });
         List<Object> nodeList = new ArrayList<>();
-        nodes.forEach((name, node) -> nodeList.add(object("node", name, "batches", node.batches(),
-                "rows", node.rows(), "bytes", node.bytes(), "last_committed_at_ms", node.lastCommittedAtMs())));
-        Map<String, Object> data = object("format", (long) LogCheckpoint.FORMAT, "seq", seq,
-                "written_at_ms", writtenAtMs, "queries", queryList, "lanes", laneList, "nodes", nodeList);
+        nodes.forEach((name, node) -> nodeList.add(object(Constants.CheckpointNode.NODE, name, Constants.CheckpointNode.BATCHES, node.batches(),
+                Constants.CheckpointNode.ROWS, node.rows(), Constants.CheckpointNode.BYTES, node.bytes(),
+                Constants.CheckpointNode.LAST_COMMITTED_AT_MS, node.lastCommittedAtMs())));
+        Map<String, Object> data = object(Constants.Checkpoint.FORMAT, (long) LogCheckpoint.FORMAT, Constants.Checkpoint.SEQ, seq,
+                Constants.Checkpoint.WRITTEN_AT_MS, writtenAtMs, Constants.Checkpoint.QUERIES, queryList, Constants.Checkpoint.LANES, laneList,
+                Constants.Checkpoint.NODES, nodeList);
         return CanonicalJson.bytes(data);
     }
 

@@ -1,6 +1,7 @@
 package io.sparkjournal.events;
 
 import io.sparkjournal.journal.Shown;
+import io.sparkjournal.format.Constants;
 import io.sparkjournal.format.FormatVersionException;
 import io.sparkjournal.journal.DiskModes;
 import io.sparkjournal.journal.CanonicalJson;
@@ -87,7 +88,7 @@ public final class CommitLogWriter {
         } catch (LinkedNotSynced linked) {
             throw new CommitLogException("commit log entry " + path + " was created, but its folder "
                     + "could not be synced (" + linked.getCause() + "): the batch is "
-                    + (aborted ? "aborted" : "committed") + " unless the host loses power before the "
+                    + (aborted ? "aborted unless" : "committed unless") + " the host loses power before the "
                     + "folder reaches the disk. Do not run the write again; check the disk", linked);
         } catch (IOException error) {
             throw new CommitLogException("cannot write commit log file " + path + ": " + error
@@ -105,16 +106,16 @@ public final class CommitLogWriter {
     public static byte[] json(String query, long batch, long committedAtMs,
                               List<Map<String, Object>> txs, long epoch, boolean aborted) {
         Map<String, Object> data = new LinkedHashMap<>();
-        data.put("format", Decision.FORMAT);
-        data.put("query", query);
-        data.put("batch", batch);
-        data.put("committed_at_ms", committedAtMs);
-        data.put("txs", new ArrayList<>(txs));
+        data.put(Constants.CommitEntry.FORMAT, Decision.FORMAT);
+        data.put(Constants.CommitEntry.QUERY, query);
+        data.put(Constants.CommitEntry.BATCH, batch);
+        data.put(Constants.CommitEntry.COMMITTED_AT_MS, committedAtMs);
+        data.put(Constants.CommitEntry.TXS, new ArrayList<>(txs));
         if (epoch != 0) {
-            data.put("epoch", epoch);
+            data.put(Constants.CommitEntry.EPOCH, epoch);
         }
         if (aborted) {
-            data.put("aborted", true);
+            data.put(Constants.CommitEntry.ABORTED, true);
         }
         return CanonicalJson.bytes(data);
     }
@@ -127,7 +128,7 @@ public final class CommitLogWriter {
         if (aborting) {
             boolean wasAbort = other != null && other.aborted();
             return "batch " + batch + " of query " + query + " (epoch " + epoch + ") was "
-                    + (wasAbort ? "aborted" : "committed") + " at " + when + " before this abort: "
+                    + (wasAbort ? "aborted at " : "committed at ") + when + " before this abort: "
                     + (wasAbort ? "nothing to do" : "a committed batch cannot be aborted");
         }
         if (other != null && other.aborted()) {

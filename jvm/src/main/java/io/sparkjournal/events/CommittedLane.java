@@ -2,6 +2,7 @@ package io.sparkjournal.events;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sparkjournal.format.Constants;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -70,8 +71,8 @@ public final class CommittedLane {
                 Set<Key> lanesOfBatch = new HashSet<>();
                 Set<String> nodesOfBatch = new HashSet<>();
                 for (ObjectNode tx : decision.txs()) {
-                    String node = tx.get("node").textValue();
-                    Key key = new Key(node, tx.get("lane").textValue());
+                    String node = tx.get(Constants.EntryTx.NODE).textValue();
+                    Key key = new Key(node, tx.get(Constants.EntryTx.LANE).textValue());
                     CommittedLane lane = found.computeIfAbsent(key, named -> named(tx, named));
                     if (lanesOfBatch.add(key)) {
                         lane.batches++;

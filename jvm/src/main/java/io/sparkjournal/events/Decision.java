@@ -2,6 +2,7 @@ package io.sparkjournal.events;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sparkjournal.format.Constants;
 import io.sparkjournal.format.FormatVersionException;
 import io.sparkjournal.journal.StrictJson;
 import java.math.BigInteger;
@@ -35,7 +36,7 @@ public final class Decision {
     /** The commit log format this code reads and writes. */
     public static final int FORMAT = 1;
 
-    private static final String[] COUNTS = {"rows", "bytes", "records"};
+    private static final String[] COUNTS = {Constants.EntryTx.ROWS, Constants.EntryTx.BYTES, Constants.EntryTx.RECORDS};
 
     private final String query;
     private final long batch;
@@ -55,8 +56,8 @@ public final class Decision {
         this.txs = Collections.unmodifiableList(txs);
         Set<TxRef> found = new LinkedHashSet<>();
         for (ObjectNode tx : txs) {
-            found.add(new TxRef(tx.get("node").textValue(), tx.get("lane").textValue(),
-                    tx.get("tx").bigIntegerValue().longValue()));
+            found.add(new TxRef(tx.get(Constants.EntryTx.NODE).textValue(), tx.get(Constants.EntryTx.LANE).textValue(),
+                    tx.get(Constants.EntryTx.TX).bigIntegerValue().longValue()));
         }
         this.refs = Collections.unmodifiableSet(found);
     }
@@ -67,13 +68,13 @@ public final class Decision {
         try {
             JsonNode data = StrictJson.parse(raw);
             StrictJson.format(data, FORMAT, "commit log entry", where);
-            String query = StrictJson.string(data, "query");
-            long batch = StrictJson.whole(data, "batch");
-            long at = StrictJson.whole(data, "committed_at_ms");
-            long epoch = StrictJson.whole(data, "epoch", 0);
-            boolean abort = StrictJson.bool(data, "aborted", false);
+            String query = StrictJson.string(data, Constants.CommitEntry.QUERY);
+            long batch = StrictJson.whole(data, Constants.CommitEntry.BATCH);
+            long at = StrictJson.whole(data, Constants.CommitEntry.COMMITTED_AT_MS);
+            long epoch = StrictJson.whole(data, Constants.CommitEntry.EPOCH, 0);
+            boolean abort = StrictJson.bool(data, Constants.CommitEntry.ABORTED, false);
             List<ObjectNode> entries = new ArrayList<>();
-            for (JsonNode tx : StrictJson.array(data, "txs")) {
+            for (JsonNode tx : StrictJson.array(data, Constants.CommitEntry.TXS)) {
                 entries.add(tx(tx));
             }
             if (abort && !entries.isEmpty()) {
@@ -90,12 +91,12 @@ public final class Decision {
 
     /** One item of "txs", its fields checked (see the class). */
     private static ObjectNode tx(JsonNode tx) {
-        StrictJson.requireObject(tx, "an item of \"txs\"");
-        StrictJson.string(tx, "node");
-        StrictJson.string(tx, "lane");
-        StrictJson.u64(tx, "tx");
-        StrictJson.string(tx, "host", "");
-        StrictJson.string(tx, "root", "");
+        StrictJson.requireObject(tx, "an item of \"" + Constants.CommitEntry.TXS + "\"");
+        StrictJson.string(tx, Constants.EntryTx.NODE);
+        StrictJson.string(tx, Constants.EntryTx.LANE);
+        StrictJson.u64(tx, Constants.EntryTx.TX);
+        StrictJson.string(tx, Constants.EntryTx.HOST, "");
+        StrictJson.string(tx, Constants.EntryTx.ROOT, "");
         for (String count : COUNTS) {
             StrictJson.whole(tx, count, 0);
         }
@@ -104,13 +105,13 @@ public final class Decision {
 
     /** The tx's "host": the part of its node after the last "@" where absent (COMMIT_LOG.md, "Checkpoints"). */
     static String host(ObjectNode tx) {
-        String node = tx.get("node").textValue();
-        return StrictJson.string(tx, "host", node.substring(node.lastIndexOf('@') + 1));
+        String node = tx.get(Constants.EntryTx.NODE).textValue();
+        return StrictJson.string(tx, Constants.EntryTx.HOST, node.substring(node.lastIndexOf('@') + 1));
     }
 
     /** The tx's "root": "" where absent. */
     static String root(ObjectNode tx) {
-        return StrictJson.string(tx, "root", "");
+        return StrictJson.string(tx, Constants.EntryTx.ROOT, "");
     }
 
     /** The tx's count {@code name} ("rows", "bytes", "records"): 0 where absent. */
@@ -163,7 +164,7 @@ public final class Decision {
     public BigInteger rows() {
         BigInteger sum = BigInteger.ZERO;
         for (ObjectNode tx : txs) {
-            JsonNode rows = tx.get("rows");
+            JsonNode rows = tx.get(Constants.EntryTx.ROWS);
             if (rows != null) {
                 sum = sum.add(rows.bigIntegerValue());
             }

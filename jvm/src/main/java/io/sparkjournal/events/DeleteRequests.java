@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.regex.Pattern;
+import io.sparkjournal.format.Constants;
 import io.sparkjournal.journal.Shown;
 import io.sparkjournal.journal.StrictJson;
 
@@ -42,9 +43,9 @@ public final class DeleteRequests {
     public static Map<Long, long[]> records(ObjectNode request, String where)
             throws RequestException {
         try {
-            StrictJson.string(request, "why", "");
+            StrictJson.string(request, Constants.DeleteRequest.WHY, "");
             Map<Long, long[]> parsed = new LinkedHashMap<>();
-            for (Map.Entry<String, JsonNode> entry : StrictJson.object(request, "records").properties()) {
+            for (Map.Entry<String, JsonNode> entry : StrictJson.object(request, Constants.DeleteRequest.RECORDS).properties()) {
                 String key = entry.getKey();
                 if (!RECORD_ID.matcher(key).matches() || new BigInteger(key).compareTo(U64) >= 0) {
                     throw new StrictJson.Refused("\"records\" names " + Shown.text(key)

@@ -1,5 +1,6 @@
 package io.sparkjournal.events;
 
+import io.sparkjournal.format.Constants;
 import io.sparkjournal.format.FormatVersionException;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,8 +35,8 @@ import java.util.TreeSet;
 public final class DriverCommit {
 
     /** The fields of a task message a decision records (COMMIT_LOG.md, "Entries": each tx). */
-    static final List<String> DECIDED = List.of("node", "host", "root", "lane", "tx", "records",
-            "rows", "bytes");
+    static final List<String> DECIDED = List.of(Constants.EntryTx.NODE, Constants.EntryTx.HOST, Constants.EntryTx.ROOT, Constants.EntryTx.LANE, Constants.EntryTx.TX,
+            Constants.EntryTx.RECORDS, Constants.EntryTx.ROWS, Constants.EntryTx.BYTES);
 
     private DriverCommit() {
     }
@@ -53,7 +54,7 @@ public final class DriverCommit {
         long epoch = writeEpoch(log, query, batch, messages);
         List<Map<String, Object>> txs = new ArrayList<>();
         for (Map<String, Object> message : messages) {
-            if (message.get("tx") == null) {
+            if (message.get(Constants.EntryTx.TX) == null) {
                 continue;                            // nothing written (DROP): metrics only
             }
             Map<String, Object> tx = new java.util.LinkedHashMap<>();

@@ -2,6 +2,7 @@ package io.sparkjournal.events;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sparkjournal.format.Constants;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -46,11 +47,11 @@ public record ForgottenEvents(List<String> nodes, long batches, long events) {
             for (Decision decision : entries.values()) {
                 Set<String> nodesOfBatch = new HashSet<>();
                 for (ObjectNode tx : decision.aborted() ? List.<ObjectNode>of() : decision.txs()) {
-                    String node = tx.get("node").textValue();
+                    String node = tx.get(Constants.EntryTx.NODE).textValue();
                     if (!forgotten.containsKey(node)) {
                         continue;
                     }
-                    JsonNode count = tx.get("rows");
+                    JsonNode count = tx.get(Constants.EntryTx.ROWS);
                     rows += count == null ? 0 : count.longValue();
                     if (nodesOfBatch.add(node)) {
                         batches++;

@@ -1,6 +1,7 @@
 package io.sparkjournal.events;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sparkjournal.format.Constants;
 import io.sparkjournal.format.FormatVersionException;
 import io.sparkjournal.journal.StrictJson;
 import io.sparkjournal.journal.CodePoints;
@@ -34,10 +35,10 @@ public record ForgottenNode(String node, long forgottenAtMs, long batches, long 
                             List<String> lanes) {
 
     /** The folder of the records, under the log's base. */
-    public static final String FOLDER = io.sparkjournal.format.Constants.Paths.FORGOTTEN;
+    public static final String FOLDER = Constants.Paths.FORGOTTEN;
     /** The record format this code reads. */
     public static final int FORMAT = 1;
-    private static final String[] COUNTS = {"forgotten_at_ms", "batches", "rows", "bytes"};
+    private static final String[] COUNTS = {Constants.ForgottenNode.FORGOTTEN_AT_MS, Constants.ForgottenNode.BATCHES, Constants.ForgottenNode.ROWS, Constants.ForgottenNode.BYTES};
 
     public ForgottenNode {
         lanes = List.copyOf(lanes);
@@ -49,7 +50,7 @@ public record ForgottenNode(String node, long forgottenAtMs, long batches, long 
         try {
             JsonNode data = StrictJson.parse(raw);
             StrictJson.format(data, FORMAT, "forgotten node record", where);
-            String named = StrictJson.string(data, "node");
+            String named = StrictJson.string(data, Constants.ForgottenNode.NODE);
             if (!named.equals(node)) {
                 throw new IllegalArgumentException("it is the record of node " + Shown.text(named)
                         + ", but its file is named for node " + Shown.text(node));
@@ -59,8 +60,8 @@ public record ForgottenNode(String node, long forgottenAtMs, long batches, long 
                 counts[i] = StrictJson.whole(data, COUNTS[i]);
             }
             List<String> names = new ArrayList<>();
-            for (JsonNode lane : StrictJson.array(data, "lanes")) {
-                names.add(StrictJson.stringValue(lane, "an item of \"lanes\""));
+            for (JsonNode lane : StrictJson.array(data, Constants.ForgottenNode.LANES)) {
+                names.add(StrictJson.stringValue(lane, "an item of \"" + Constants.ForgottenNode.LANES + "\""));
             }
             return new ForgottenNode(node, counts[0], counts[1], counts[2], counts[3], names);
         } catch (IllegalArgumentException damage) {

@@ -52,7 +52,7 @@ public final class LaneRequests {
 
         /** Its "kind" ("delete", "page", "drop-page"; a string, as read). */
         public String kind() {
-            return body.get("kind").textValue();
+            return body.get(Constants.LaneRequest.KIND).textValue();
         }
     }
 
@@ -79,11 +79,11 @@ public final class LaneRequests {
             try {
                 request = StrictJson.parse(raw);
                 StrictJson.format(request, FORMAT, "lane request", path);
-                String kind = StrictJson.string(request, "kind");
+                String kind = StrictJson.string(request, Constants.LaneRequest.KIND);
                 if (kind.equals(Constants.RequestKinds.PAGE)) {
-                    checkPage(StrictJson.object(request, "page"));
+                    checkPage(StrictJson.object(request, Constants.PageRequest.PAGE));
                 } else if (kind.equals(Constants.RequestKinds.DROP_PAGE)) {
-                    pageName(StrictJson.required(request, "page"), "\"page\"");
+                    pageName(StrictJson.required(request, Constants.PageRequest.PAGE), "\"" + Constants.PageRequest.PAGE + "\"");
                 } else if (kind.equals(Constants.RequestKinds.DELETE)) {
                     DeleteRequests.records((ObjectNode) request, path);
                 }
@@ -107,33 +107,38 @@ public final class LaneRequests {
      * and "time_range" lists of two i64.
      */
     static void checkPage(JsonNode page) {
-        pageName(StrictJson.required(page, "name"), "\"page\".\"name\"");
-        StrictJson.u64(page, "size");
-        StrictJson.u64(page, "rows");
-        StrictJson.integer(StrictJson.required(page, "crc32c"), "\"page\".\"crc32c\"", 0, 0xffffffffL);
-        JsonNode ids = StrictJson.array(page, "record_ids");
+        pageName(StrictJson.required(page, Constants.RequestedPage.NAME), pageField(Constants.RequestedPage.NAME));
+        StrictJson.u64(page, Constants.RequestedPage.SIZE);
+        StrictJson.u64(page, Constants.RequestedPage.ROWS);
+        StrictJson.integer(StrictJson.required(page, Constants.RequestedPage.CRC32C), pageField(Constants.RequestedPage.CRC32C), 0, 0xffffffffL);
+        JsonNode ids = StrictJson.array(page, Constants.RequestedPage.RECORD_IDS);
         if (ids.isEmpty()) {
-            throw new StrictJson.Refused("\"page\".\"record_ids\" is empty");
+            throw new StrictJson.Refused(pageField(Constants.RequestedPage.RECORD_IDS) + " is empty");
         }
         long previous = 0;
         for (int i = 0; i < ids.size(); i++) {
-            long id = StrictJson.u64Value(ids.get(i), "a record id of \"page\"");
+            long id = StrictJson.u64Value(ids.get(i), "a record id of \"" + Constants.PageRequest.PAGE + "\"");
             if (i > 0 && Long.compareUnsigned(previous, id) >= 0) {
-                throw new StrictJson.Refused("\"page\".\"record_ids\" are not strictly ascending ("
+                throw new StrictJson.Refused(pageField(Constants.RequestedPage.RECORD_IDS) + " are not strictly ascending ("
                         + Long.toUnsignedString(previous) + " then " + Long.toUnsignedString(id) + ")");
             }
             previous = id;
         }
-        for (String range : new String[] {"batch_range", "time_range"}) {
+        for (String range : new String[] {Constants.RequestedPage.BATCH_RANGE, Constants.RequestedPage.TIME_RANGE}) {
             JsonNode pair = StrictJson.array(page, range);
             if (pair.size() != 2) {
-                throw new StrictJson.Refused("\"page\".\"" + range + "\" holds " + pair.size()
+                throw new StrictJson.Refused(pageField(range) + " holds " + pair.size()
                         + " values, not 2");
             }
             for (JsonNode bound : pair) {
-                StrictJson.integer(bound, "\"page\".\"" + range + "\"", Long.MIN_VALUE, Long.MAX_VALUE);
+                StrictJson.integer(bound, pageField(range), Long.MIN_VALUE, Long.MAX_VALUE);
             }
         }
+    }
+
+    /** {@code "page"."<name>"}: a field of a page request's page object, as messages name it. */
+    private static String pageField(String name) {
+        return "\"" + Constants.PageRequest.PAGE + "\".\"" + name + "\"";
     }
 
     /** {@code value} as a page file name ({@code page-[0-9a-z-]+.parquet}); refused otherwise. */

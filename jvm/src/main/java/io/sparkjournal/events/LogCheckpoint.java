@@ -1,6 +1,7 @@
 package io.sparkjournal.events;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sparkjournal.format.Constants;
 import io.sparkjournal.format.FormatVersionException;
 import io.sparkjournal.journal.CodePoints;
 import io.sparkjournal.journal.Shown;
@@ -78,12 +79,13 @@ public final class LogCheckpoint {
         try {
             JsonNode data = StrictJson.parse(raw);
             StrictJson.format(data, FORMAT, "commit log checkpoint", where);
-            long found = StrictJson.whole(data, "seq");
+            long found = StrictJson.whole(data, Constants.Checkpoint.SEQ);
             if (found != seq) {
                 throw new IllegalArgumentException("its seq is " + found + " but its file is named for seq " + seq);
             }
-            return new LogCheckpoint(seq, StrictJson.whole(data, "written_at_ms"),
-                    queries(list(data, "queries")), lanes(list(data, "lanes")), nodes(list(data, "nodes")));
+            return new LogCheckpoint(seq, StrictJson.whole(data, Constants.Checkpoint.WRITTEN_AT_MS),
+                    queries(list(data, Constants.Checkpoint.QUERIES)), lanes(list(data, Constants.Checkpoint.LANES)),
+                    nodes(list(data, Constants.Checkpoint.NODES)));
         } catch (IllegalArgumentException wrong) {
             throw new CommitLogException("commit log checkpoint " + where + " is damaged ("
                     + wrong.getMessage() + "); restore it from a backup", wrong);
@@ -93,7 +95,7 @@ public final class LogCheckpoint {
     private static List<Query> queries(List<JsonNode> items) {
         List<Query> found = new ArrayList<>();
         for (JsonNode item : items) {
-            String name = StrictJson.string(item, "query");
+            String name = StrictJson.string(item, Constants.CheckpointQuery.QUERY);
             try {
                 CommitLog.safeName(name);
             } catch (EventsException unusable) {
@@ -103,8 +105,8 @@ public final class LogCheckpoint {
                 throw new IllegalArgumentException("its queries are not sorted by name, or repeat one, at "
                         + Shown.text(name));
             }
-            found.add(new Query(name, StrictJson.whole(item, "through"), StrictJson.whole(item, "decided"),
-                    StrictJson.whole(item, "rows"), StrictJson.whole(item, "last_committed_at_ms")));
+            found.add(new Query(name, StrictJson.whole(item, Constants.CheckpointQuery.THROUGH), StrictJson.whole(item, Constants.CheckpointQuery.DECIDED),
+                    StrictJson.whole(item, Constants.CheckpointQuery.ROWS), StrictJson.whole(item, Constants.CheckpointQuery.LAST_COMMITTED_AT_MS)));
         }
         return found;
     }
@@ -112,8 +114,8 @@ public final class LogCheckpoint {
     private static List<Lane> lanes(List<JsonNode> items) {
         List<Lane> found = new ArrayList<>();
         for (JsonNode item : items) {
-            String node = StrictJson.string(item, "node");
-            String lane = StrictJson.string(item, "lane");
+            String node = StrictJson.string(item, Constants.CheckpointLane.NODE);
+            String lane = StrictJson.string(item, Constants.CheckpointLane.LANE);
             if (!found.isEmpty()) {
                 Lane before = found.get(found.size() - 1);
                 int order = CodePoints.compare(before.node(), node);
@@ -122,9 +124,9 @@ public final class LogCheckpoint {
                             + Shown.text(node) + " " + Shown.text(lane));
                 }
             }
-            found.add(new Lane(node, StrictJson.string(item, "host"), StrictJson.string(item, "root"), lane,
-                    StrictJson.whole(item, "batches"), StrictJson.whole(item, "rows"),
-                    TxRanges.parse(StrictJson.array(item, "committed"))));
+            found.add(new Lane(node, StrictJson.string(item, Constants.CheckpointLane.HOST), StrictJson.string(item, Constants.CheckpointLane.ROOT), lane,
+                    StrictJson.whole(item, Constants.CheckpointLane.BATCHES), StrictJson.whole(item, Constants.CheckpointLane.ROWS),
+                    TxRanges.parse(StrictJson.array(item, Constants.CheckpointLane.COMMITTED))));
         }
         return found;
     }
@@ -132,12 +134,12 @@ public final class LogCheckpoint {
     private static List<Node> nodes(List<JsonNode> items) {
         List<Node> found = new ArrayList<>();
         for (JsonNode item : items) {
-            String node = StrictJson.string(item, "node");
+            String node = StrictJson.string(item, Constants.CheckpointNode.NODE);
             if (!found.isEmpty() && CodePoints.compare(found.get(found.size() - 1).node(), node) >= 0) {
                 throw new IllegalArgumentException("its nodes are not sorted, or repeat one, at " + Shown.text(node));
             }
-            found.add(new Node(node, StrictJson.whole(item, "batches"), StrictJson.whole(item, "rows"),
-                    StrictJson.whole(item, "bytes", 0), StrictJson.whole(item, "last_committed_at_ms", 0)));
+            found.add(new Node(node, StrictJson.whole(item, Constants.CheckpointNode.BATCHES), StrictJson.whole(item, Constants.CheckpointNode.ROWS),
+                    StrictJson.whole(item, Constants.CheckpointNode.BYTES, 0), StrictJson.whole(item, Constants.CheckpointNode.LAST_COMMITTED_AT_MS, 0)));
         }
         return found;
     }

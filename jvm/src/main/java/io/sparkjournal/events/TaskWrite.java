@@ -1,5 +1,6 @@
 package io.sparkjournal.events;
 
+import io.sparkjournal.format.Constants;
 import io.sparkjournal.journal.LaneAppender;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -282,14 +283,14 @@ public final class TaskWrite {
         Map<String, Object> message = new LinkedHashMap<>();
         message.put("query", plan.query());
         message.put("batch", plan.batch());
-        message.put("node", opened.node());
-        message.put("host", host);
-        message.put("root", opened.root().toString());
-        message.put("lane", opened.lane());
-        message.put("tx", tx);
-        message.put("records", records);
-        message.put("rows", rows);
-        message.put("bytes", bytes);
+        message.put(Constants.EntryTx.NODE, opened.node());
+        message.put(Constants.EntryTx.HOST, host);
+        message.put(Constants.EntryTx.ROOT, opened.root().toString());
+        message.put(Constants.EntryTx.LANE, opened.lane());
+        message.put(Constants.EntryTx.TX, tx);
+        message.put(Constants.EntryTx.RECORDS, records);
+        message.put(Constants.EntryTx.ROWS, rows);
+        message.put(Constants.EntryTx.BYTES, bytes);
         message.put("partition", identity.partition());
         message.put("attempt", identity.attempt());
         message.put("write_ms", appendNs / 1e6);

@@ -1,5 +1,6 @@
 package io.sparkjournal.events;
 
+import io.sparkjournal.format.Constants;
 import io.sparkjournal.journal.CanonicalJson;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -27,15 +28,15 @@ public final class XidEncoder {
     public static byte[] encode(String log, String query, long batch, long partition, long attempt,
                                 long task, long epoch, long preparedAtMs) {
         Map<String, Object> xid = new LinkedHashMap<>();
-        xid.put("kind", BatchXid.MAGIC);
-        xid.put("log", log);
-        xid.put("query", query);
-        xid.put("batch", batch);
-        xid.put("epoch", epoch);
-        xid.put("partition", partition);
-        xid.put("attempt", attempt);
-        xid.put("task", task);
-        xid.put("prepared_at_ms", preparedAtMs);
+        xid.put(Constants.Xid.KIND, BatchXid.MAGIC);
+        xid.put(Constants.Xid.LOG, log);
+        xid.put(Constants.Xid.QUERY, query);
+        xid.put(Constants.Xid.BATCH, batch);
+        xid.put(Constants.Xid.EPOCH, epoch);
+        xid.put(Constants.Xid.PARTITION, partition);
+        xid.put(Constants.Xid.ATTEMPT, attempt);
+        xid.put(Constants.Xid.TASK, task);
+        xid.put(Constants.Xid.PREPARED_AT_MS, preparedAtMs);
         return CanonicalJson.bytes(xid);
     }
 }

@@ -1,6 +1,7 @@
 package io.sparkjournal.journal;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sparkjournal.format.Constants;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.file.Files;
@@ -67,16 +68,16 @@ public final class ControlFile {
         try {
             JsonNode data = StrictJson.parse(raw);
             StrictJson.format(data, FORMAT, "compaction control file", path);
-            long generation = StrictJson.whole(data, "generation");
-            List<Map.Entry<String, Long>> old = pairs(data, "old");
-            List<Map.Entry<String, Long>> added = pairs(data, "new");
-            long crc = StrictJson.integer(StrictJson.required(data, "crc32c"), "\"crc32c\"",
-                    0, 0xffffffffL);
+            long generation = StrictJson.whole(data, Constants.ControlFile.GENERATION);
+            List<Map.Entry<String, Long>> old = pairs(data, Constants.ControlFile.OLD);
+            List<Map.Entry<String, Long>> added = pairs(data, Constants.ControlFile.NEW);
+            long crc = StrictJson.integer(StrictJson.required(data, Constants.ControlFile.CRC32C),
+                    "\"" + Constants.ControlFile.CRC32C + "\"", 0, 0xffffffffL);
             Map<String, Object> covered = new LinkedHashMap<>();
-            covered.put("format", FORMAT);
-            covered.put("generation", generation);
-            covered.put("old", canonicalPairs(old));
-            covered.put("new", canonicalPairs(added));
+            covered.put(Constants.ControlFile.FORMAT, FORMAT);
+            covered.put(Constants.ControlFile.GENERATION, generation);
+            covered.put(Constants.ControlFile.OLD, canonicalPairs(old));
+            covered.put(Constants.ControlFile.NEW, canonicalPairs(added));
             CRC32C expected = new CRC32C();
             expected.update(CanonicalJson.bytes(covered));
             if (crc != expected.getValue()) {
