@@ -63,7 +63,9 @@ def wanted(ref: PageRef, first_id: int, end_id: int, predicate: Predicate,
 def read_page(lane: str, ref: PageRef, schema: pa.Schema, deletions, *, first_id: int = 0,
               end_id: int = 1 << 63, constants: dict | None = None):
     """Yields the page's visible rows with record ids in [first_id, end_id) as
-    batches of ``schema`` (events schema + metadata columns, lane_scan)."""
+    batches of ``schema`` (events schema + metadata columns, lane_scan).
+    Raises PageFileError (*damaged*) for a page file that is missing, of
+    another size than its PAGE record's, or that does not decode as Parquet."""
     path = ref.path(lane)
     try:
         size = os.path.getsize(path)
@@ -79,7 +81,11 @@ def read_page(lane: str, ref: PageRef, schema: pa.Schema, deletions, *, first_id
     if first_id > ref.first_id or end_id <= ref.last_id:
         filters = [(COLUMNS.RECORD_ID, ">=", first_id),
                    (COLUMNS.RECORD_ID, "<=", min(end_id - 1, ref.last_id))]
-    table = pq.read_table(path, filters=filters, page_checksum_verification=True)
+    try:
+        table = pq.read_table(path, filters=filters, page_checksum_verification=True)
+    except (pa.ArrowException, OSError) as error:       # Parquet damage, a page checksum mismatch
+        raise PageFileError(f"lane {lane}: page file {path} does not decode as Parquet "
+                            f"({error}); restore it from a backup") from error
     table = deletions.filter_rows(table) if deletions else table
     if not table.num_rows:
         return

@@ -14,14 +14,17 @@ Target ``cscan`` is C: libFuzzer on the C core's scan with AddressSanitizer and
 UndefinedBehaviorSanitizer (native/fuzz_scan.c), built here with clang; without
 clang it is reported as skipped.
 
-Targets ``jvm_lane`` and ``jvm_log`` send each input, after Python's reader
+Targets ``jvm_lane``, ``jvm_log`` and ``jvm_page`` send each input, after Python's reader
 read it, to the JVM's readers (one JvmFuzz process per target, -Xmx256m;
 jvm_driver.py): a Java exception that is not an IOException, a case over 10 s
 or an OutOfMemoryError is a finding, and so is a kind (ok / refused) or a
 reading that differs from Python's (the spec gives each input one). jvm_lane
 starts from the loader's seeds, jvm_log from the golden corpus's commit logs
 (tests/golden/commit_log/*/log) and corpus/jvm_log/ (inputs that were
-findings). Without a JDK or where the connector's jar
+findings), jvm_page from the golden lanes' PAGE records and their page files
+(tests/golden/lanes/page*) and corpus/jvm_page/ (inputs of its open findings,
+fuzz_jvm_page.open_finding); its JvmFuzz also gets pyspark's jars, for Spark's
+Parquet reader. Without a JDK or where the connector's jar
 cannot be built they are reported as skipped.
 
 Prints one line per target (executions, coverage, corpus, findings) and exits
@@ -44,9 +47,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 # target -> the largest input it is given (libFuzzer -max_len)
 TARGETS = {"records": 1 << 16, "header": 4096, "loader": 1 << 17, "sidecars": 4096,
-           "cscan": 1 << 16, "jvm_lane": 1 << 17, "jvm_log": 1 << 17}
-JVM_TARGETS = ("jvm_lane", "jvm_log")
+           "cscan": 1 << 16, "jvm_lane": 1 << 17, "jvm_log": 1 << 17, "jvm_page": 1 << 14}
+JVM_TARGETS = ("jvm_lane", "jvm_log", "jvm_page")
 GOLDEN_LOGS = os.path.join(REPO, "tests", "golden", "commit_log")
+GOLDEN_LANES = os.path.join(REPO, "tests", "golden", "lanes")
 NATIVE_SOURCES = ["native/sj_codec.c", "native/sj_crc32c.c"]
 CLANGS = ("clang", "clang-19", "clang-18", "clang-17", "clang-16", "clang-15", "clang-14")
 FINDING_PREFIXES = ("crash-", "timeout-", "oom-", "leak-", "slow-unit-")
@@ -100,8 +104,9 @@ def build_cscan(work: str) -> tuple[list, str]:
     return [binary], ""
 
 
-def prepare_jvm(work: str) -> tuple[dict, str]:
-    """(the environment JvmFuzz runs with, "") or ({}, why the JVM targets cannot run)."""
+def prepare_jvm(target: str) -> tuple[dict, str]:
+    """(the environment JvmFuzz runs with, "") or ({}, why the JVM targets cannot run).
+    jvm_page also gets pyspark's jars (its reader is Spark's Parquet reader)."""
     from sparkjournal.spark import jvm_build
     from tests.jvm_tools import tools_classpath
     if jvm_build.jvm_unavailable():
@@ -109,6 +114,8 @@ def prepare_jvm(work: str) -> tuple[dict, str]:
     try:
         classpath = tools_classpath()
         java = jvm_build.java_path()
+        if target == "jvm_page":
+            classpath += os.pathsep + os.path.join(jvm_build._pyspark_jars()[1], "*")
     except jvm_build.JvmUnavailableError as error:
         return {}, f"no JVM to run the Java readers: {error}"
     return {"SJ_FUZZ_JAVA": java, "SJ_FUZZ_CLASSPATH": classpath}, ""
@@ -127,6 +134,21 @@ def golden_log_seeds(work: str) -> str:
     return seeds
 
 
+def golden_page_seeds(work: str) -> str:
+    """A folder of page images (page_image.py) of every live PAGE record of
+    the golden lanes that hold a pages folder (tests/golden/lanes/page*)."""
+    from tests.fuzz.page_image import golden_seeds
+    seeds = os.path.join(work, "seeds", "jvm_page")
+    os.makedirs(seeds, exist_ok=True)
+    for case in sorted(os.listdir(GOLDEN_LANES)):
+        lane = os.path.join(GOLDEN_LANES, case, "lane")
+        if os.path.isdir(os.path.join(lane, "pages")):
+            for i, image in enumerate(golden_seeds(lane)):
+                with open(os.path.join(seeds, f"{case}-{i}"), "wb") as handle:
+                    handle.write(image)
+    return seeds
+
+
 def run_target(target: str, seconds: int, work: str, timeout: int, rss_mb: int) -> Outcome:
     corpus = os.path.join(work, "corpus", target)
     os.makedirs(corpus, exist_ok=True)
@@ -138,12 +160,13 @@ def run_target(target: str, seconds: int, work: str, timeout: int, rss_mb: int) 
             return Outcome(target, 0.0, 0, 0, 0, 0, [], 0, log_path, skipped=why)
         seeds = [os.path.join(HERE, "corpus", "records")]
     elif target in JVM_TARGETS:
-        extra_env, why = prepare_jvm(work)
+        extra_env, why = prepare_jvm(target)
         if why:
             return Outcome(target, 0.0, 0, 0, 0, 0, [], 0, log_path, skipped=why)
         program = [sys.executable, "-m", f"tests.fuzz.fuzz_{target}"]
-        seeds = [os.path.join(HERE, "corpus", "loader")] if target == "jvm_lane" else \
-            [golden_log_seeds(work), os.path.join(HERE, "corpus", "jvm_log")]
+        seeds = {"jvm_lane": lambda: [os.path.join(HERE, "corpus", "loader")],
+                 "jvm_log": lambda: [golden_log_seeds(work), os.path.join(HERE, "corpus", "jvm_log")],
+                 "jvm_page": lambda: [golden_page_seeds(work), os.path.join(HERE, "corpus", "jvm_page")]}[target]()
     else:
         program = [sys.executable, "-m", f"tests.fuzz.fuzz_{target}"]
         seeds = [os.path.join(HERE, "corpus", target)]

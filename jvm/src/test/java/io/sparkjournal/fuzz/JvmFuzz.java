@@ -33,13 +33,15 @@ import java.util.logging.LogManager;
 import java.util.zip.CRC32C;
 
 /**
- * The JVM side of the fuzz targets jvm_lane and jvm_log (tests/fuzz/fuzz_jvm_*.py):
+ * The JVM side of the fuzz targets jvm_lane, jvm_log and jvm_page (tests/fuzz/fuzz_jvm_*.py):
  * one long-lived process that reads one case a line from stdin and answers one
  * JSON line a case, so a mutation loop pays the JVM's start once. Not an API.
  *
  * <pre>JvmFuzz [SECONDS]      (the time limit of one case, default 10)
  * lane TAB folder TAB recover(0|1) TAB checksum(0|1)   -> LaneSnapshot.read, every body read
- * log TAB folder                                      -> CommitLog.view, committed lanes, commit times</pre>
+ * log TAB folder                                      -> CommitLog.view, committed lanes, commit times
+ * page TAB body file TAB lane folder                  -> PageRef.decode, PageBatches' rows ({@link JvmFuzzPage};
+ *                                                       needs Spark's jars on the classpath)</pre>
  *
  * Answer: {@code {"kind": "ok", "digest": [...]}} (what was read, as strings
  * the Python side builds the same way: order does not matter);
@@ -116,6 +118,8 @@ public final class JvmFuzz {
                 return lane(fields[1], "1".equals(fields[2]), "1".equals(fields[3]));
             case "log":
                 return log(fields[1]);
+            case "page":
+                return JvmFuzzPage.page(fields[1], fields[2]);
             default:
                 throw new IllegalArgumentException("unknown case kind " + fields[0]);
         }
