@@ -364,7 +364,9 @@ def test_no_encoder_or_decoder_spells_a_field_name_itself():
     assert not unnamed, f"these name none of their structures' fields from the declaration: {unnamed}"
 
 
-def test_the_wheel_ships_the_declaration():
+def test_the_wheel_ships_the_declaration_and_every_spec_page():
     text = (REPO / "pyproject.toml").read_text()
-    assert re.search(r'"sparkjournal\.format" = \[[^\]]*"constants\.json"', text)
+    shipped = re.search(r'"sparkjournal\.format" = \[([^\]]*)\]', text).group(1)
+    pages = sorted(p.name for p in (PACKAGE / "format").iterdir() if p.suffix == ".md")
+    assert pages and all(f'"{name}"' in shipped for name in [*pages, "constants.json"]), shipped
     assert os.path.isfile(constants.DECLARATION_PATH)

@@ -504,6 +504,8 @@ def test_events_bodies_split_alike_in_java_and_python(jvm, tmp_path):
     batch_meta = struct.unpack_from("<i", good, schema_end + 4)[0]
     batch_end = schema_end + 8 + batch_meta + 56
     for metadata in ({b"sparkjournal.query": b"", b"sparkjournal.batch": b" 12 "},
+                     {b"sparkjournal.query": b"", b"sparkjournal.batch": b"12"},
+                     {b"sparkjournal.batch": b"12"}, {b"sparkjournal.batch": b"012"},
                      {b"sparkjournal.query": b"q\xff"}, {b"sparkjournal.batch": b"x"},
                      {b"sparkjournal.batch": b"1_0"}, {b"sparkjournal.batch": b""},
                      {b"sparkjournal.stats": b"{bad"}, {b"sparkjournal.stats": b"[1, 2.5]"},

@@ -100,6 +100,20 @@ def test_rule_5_brackets_inside_strings_do_not_count_as_nesting():
     assert sj.loads(raw, "the file") == ["[" * 40, {"a": "{" * 40}]
 
 
+def test_rule_5_a_closing_bracket_inside_a_string_hides_no_level():
+    raw = b'["]", ' + b"[" * 32 + b"]" * 32 + b', "["]'           # 33 deep, brackets in strings
+    with pytest.raises(sj.JsonRefused, match="more than 32 deep"):
+        sj.loads(raw, "the file")
+
+
+def test_rule_2_a_number_of_more_than_4300_digits_is_refused_and_long_text_is_not():
+    for raw in (b"[1" + b"0" * 4300 + b"]", b"[1." + b"0" * 4300 + b"]"):
+        with pytest.raises(sj.JsonRefused, match="more than 4300|more digits"):
+            sj.loads(raw, "the file")
+    long_text = {"n" * 60_000: "v" * 100_000}
+    assert sj.loads(json.dumps(long_text).encode(), "the file") == long_text
+
+
 def test_rule_5_many_shallow_containers_are_accepted():
     value = {"txs": [{"node": str(n), "ranges": [[n, n + 1]]} for n in range(100)]}
     assert sj.loads(json.dumps(value).encode(), "the file") == value

@@ -244,6 +244,7 @@ def test_an_entry_name_past_a_whole_number_is_no_entry():
     assert parse_entry_name("09223372036854775808.json") is None
     assert parse_entry_name("18446744073709551615.json") is None
     assert parse_entry_name("00000000000000000003.9223372036854775808.json") is None
+    assert parse_entry_name("5.json") is None and parse_entry_name("5.1.json") is None
 
 
 def test_a_checkpoint_name_not_of_20_digits_or_past_a_whole_number_is_no_checkpoint(tmp_path):

@@ -189,12 +189,13 @@ def entry_name(batch: int, epoch: int = 0) -> str:
 
 
 def parse_entry_name(name: str) -> tuple[int, int] | None:
-    """(batch, epoch) of an entry's file name; None for any other name (a
-    batch or epoch past 2^63-1 included: no writer names one, COMMIT_LOG.md)."""
+    """(batch, epoch) of an entry's file name, the batch in exactly 20 ASCII
+    digits; None for any other name (a batch or epoch past 2^63-1 included:
+    no writer names one, COMMIT_LOG.md)."""
     if not name.endswith(".json"):
         return None
     parts = name[:-5].split(".")
-    if not (parts[0].isascii() and parts[0].isdigit()) or len(parts) > 2:
+    if len(parts[0]) != 20 or not (parts[0].isascii() and parts[0].isdigit()) or len(parts) > 2:
         return None
     batch = int(parts[0])
     if len(parts) == 1:

@@ -27,6 +27,7 @@ class Group(Mapping):
 
     def __init__(self, name: str, doc: str, values: dict, extra: dict):
         self._name, self.doc, self._values, self.extra = name, doc, dict(values), extra
+        self.__dict__.update(self._values)      # GROUP.NAME at a plain attribute's cost (hot decoders)
 
     def __getitem__(self, name: str):
         return self._values[name]

@@ -22,6 +22,7 @@ import math
 import re
 
 MAX_DEPTH = 32
+MAX_NUMBER_DIGITS = 4300         # longer numbers are refused (CPython's own limit for integers)
 U64 = (1 << 64) - 1
 WHOLE = (1 << 63) - 1              # a *whole number* of COMMIT_LOG.md: batches, epochs, counts, times
 MISSING = object()                  # a getter's default: the field is required
@@ -36,6 +37,8 @@ def _refuse_constant(name: str):
 
 
 def _finite(text: str) -> float:
+    if len(text) > MAX_NUMBER_DIGITS:
+        raise JsonRefused(f"holds a number of more than {MAX_NUMBER_DIGITS} characters")
     value = float(text)
     if math.isinf(value):
         raise JsonRefused(f"holds the number {text[:40]}, too large for any reader")
@@ -87,13 +90,15 @@ def loads(raw: bytes, what: str):
 
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _INNERMOST = re.compile(rb"\[\]|\{\}")
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 
 
 def _shallow(raw: bytes) -> bool:
-    """True if the brackets of ``raw`` nest at most MAX_DEPTH deep; False
-    where the walk must tell (brackets inside strings count here too). Each
-    substitution removes exactly the innermost level."""
-    brackets = bytes(raw).translate(None, _NOT_BRACKETS)
+    """True if the brackets of ``raw`` (JSON that parsed) nest at most
+    MAX_DEPTH deep; False where the walk must tell. Strings go first (a
+    bracket inside one is text); each substitution then removes exactly the
+    innermost level."""
+    brackets = _STRING.sub(b"", bytes(raw)).translate(None, _NOT_BRACKETS)
     if brackets.count(b"[") + brackets.count(b"{") <= MAX_DEPTH:
         return True
     for _level in range(MAX_DEPTH):

@@ -70,7 +70,7 @@ class ControlFile:
             if found is not None:
                 raise FormatVersionError(path, found, CONTROL_FORMAT, "compaction control file")
             sj.format_of(data, CONTROL_FORMAT)
-            control = cls(sj.integer(data, FIELDS.GENERATION), _files(data, FIELDS.OLD),
+            control = cls(sj.whole(data, FIELDS.GENERATION), _files(data, FIELDS.OLD),
                           _files(data, FIELDS.NEW))
             crc = sj.integer(data, FIELDS.CRC32C, 0, 0xFFFFFFFF)
             if CODEC.crc32c(sj.canonical(control.body())) != crc:

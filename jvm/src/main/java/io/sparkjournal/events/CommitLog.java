@@ -206,13 +206,23 @@ public final class CommitLog {
     NavigableMap<Long, Long> latestEpochs(String query) throws EventsException {
         TreeMap<Long, Long> found = new TreeMap<>();
         for (String name : list(base + "/" + safeName(query), false)) {
-            long batch = name.length() < 25 ? -1 : numbered(name.substring(0, 20) + ".json", ".json");
-            long epoch = batch < 0 ? -1 : epochNamed(name.substring(20));
-            if (epoch >= 0) {
-                found.merge(batch, epoch, Math::max);
+            long[] key = entryKey(name);
+            if (key != null) {
+                found.merge(key[0], key[1], Math::max);
             }
         }
         return found;
+    }
+
+    /**
+     * {batch, epoch} of an entry's file name ({@code <batch, 20 ASCII
+     * digits>.json} or {@code <batch>.<epoch, no leading zero>.json}, both
+     * within 2^63 - 1: COMMIT_LOG.md, "Entries"); null for any other name.
+     */
+    static long[] entryKey(String name) {
+        long batch = name.length() < 25 ? -1 : numbered(name.substring(0, 20) + ".json", ".json");
+        long epoch = batch < 0 ? -1 : epochNamed(name.substring(20));
+        return epoch < 0 ? null : new long[] {batch, epoch};
     }
 
     /** The epoch an entry name's part after its batch names: ".json" 0, ".<e>.json" e; else -1. */

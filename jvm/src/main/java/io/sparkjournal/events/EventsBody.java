@@ -161,7 +161,11 @@ public final class EventsBody {
         }
     }
 
-    /** The batch id the body is tagged with, or null for an untagged body. */
+    /**
+     * The batch id the body is tagged with, or null for an untagged body (no
+     * batch id, or no query: EVENTS.md, "EVENTS records"; a batch value that
+     * is not one is damaged even then).
+     */
     public Long batchId() throws EventsBodyException {
         byte[] raw = metadata.get(META_BATCH);
         if (raw == null) {
@@ -173,7 +177,7 @@ public final class EventsBody {
                     + Shown.bytes(raw) + ", is not an integer of 0 .. 2^63 - 1 in decimal without"
                     + " sign, spaces or leading zeros");
         }
-        return Long.parseLong(text);
+        return query() == null ? null : Long.parseLong(text);
     }
 
     /**

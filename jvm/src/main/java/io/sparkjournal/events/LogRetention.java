@@ -3,7 +3,6 @@ package io.sparkjournal.events;
 import io.sparkjournal.format.FormatVersionException;
 import io.sparkjournal.journal.DiskModes;
 import java.io.IOException;
-import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -140,7 +139,7 @@ final class LogRetention {
             }
             long epoch = 0;
             for (Path path : batch.getValue()) {
-                epoch = Math.max(epoch, entryName(path.getFileName().toString())[1]);
+                epoch = Math.max(epoch, CommitLog.entryKey(path.getFileName().toString())[1]);
             }
             Decision decision = log.entry(query, batch.getKey(), epoch);
             if (decision != null && !decision.aborted()) {
@@ -158,34 +157,12 @@ final class LogRetention {
     private static TreeMap<Long, List<Path>> entryFiles(CommitLog log, Path folder) throws CommitLogException {
         TreeMap<Long, List<Path>> found = new TreeMap<>();
         for (String name : log.list(folder.toString(), false)) {
-            long[] key = entryName(name);
+            long[] key = CommitLog.entryKey(name);
             if (key != null) {
                 found.computeIfAbsent(key[0], b -> new ArrayList<>()).add(folder.resolve(name));
             }
         }
         return found;
-    }
-
-    /** {batch, epoch} of an entry's name, or null (a number past a long is no entry of a writer's). */
-    static long[] entryName(String name) {
-        if (!name.endsWith(".json")) {
-            return null;
-        }
-        String[] parts = name.substring(0, name.length() - 5).split("\\.", -1);
-        if (parts.length > 2 || !digits(parts[0])
-                || parts.length == 2 && (!digits(parts[1]) || parts[1].startsWith("0"))) {
-            return null;
-        }
-        BigInteger batch = new BigInteger(parts[0]);
-        BigInteger epoch = parts.length == 2 ? new BigInteger(parts[1]) : BigInteger.ZERO;
-        if (batch.bitLength() > 63 || epoch.bitLength() > 63) {
-            return null;
-        }
-        return new long[] {batch.longValue(), epoch.longValue()};
-    }
-
-    private static boolean digits(String text) {
-        return !text.isEmpty() && text.chars().allMatch(c -> c >= '0' && c <= '9');
     }
 
     /** Whether every file was last modified before {@code youngNanos}; a file gone counts as not. */

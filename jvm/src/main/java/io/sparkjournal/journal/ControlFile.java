@@ -12,6 +12,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import java.util.zip.CRC32C;
 
 /**
@@ -86,12 +87,6 @@ public final class ControlFile {
             }
             ControlFile control = new ControlFile(generation, old, added);
             List<String> oldNames = control.oldNames();
-            for (String name : oldNames) {
-                if (!LaneFiles.isDataFileName(name) || name.indexOf('/') >= 0) {
-                    throw new IllegalArgumentException(
-                            "it names files that are not this lane's data files");
-                }
-            }
             if (!oldNames.containsAll(control.newNames())) {
                 throw new IllegalArgumentException(
                         "it names files that are not this lane's data files");
@@ -133,6 +128,9 @@ public final class ControlFile {
     }
 
     /** The field {@code name}: a list of [name, file id] pairs, a string and a u64. */
+    /** A data file's name as a control file may name it (FORMAT.md, "Compaction"): never a path. */
+    private static final Pattern DATA_FILE_NAME = Pattern.compile("data-[A-Za-z0-9.-]*\\.sjd");
+
     private static List<Map.Entry<String, Long>> pairs(JsonNode data, String name) {
         List<Map.Entry<String, Long>> out = new ArrayList<>();
         for (JsonNode item : StrictJson.array(data, name)) {
@@ -140,8 +138,12 @@ public final class ControlFile {
                 throw new IllegalArgumentException("\"" + name + "\" holds " + StrictJson.kind(item)
                         + " where a [name, file id] pair belongs");
             }
-            out.add(Map.entry(StrictJson.stringValue(item.get(0), "a file name in \"" + name + "\""),
-                    StrictJson.u64Value(item.get(1), "a file id in \"" + name + "\"")));
+            String file = StrictJson.stringValue(item.get(0), "a file name in \"" + name + "\"");
+            if (!DATA_FILE_NAME.matcher(file).matches()) {
+                throw new IllegalArgumentException("\"" + name + "\" names " + Shown.text(file)
+                        + ", which is not a data file's name (data-, ASCII letters, digits, '-' or '.', .sjd)");
+            }
+            out.add(Map.entry(file, StrictJson.u64Value(item.get(1), "a file id in \"" + name + "\"")));
         }
         return out;
     }

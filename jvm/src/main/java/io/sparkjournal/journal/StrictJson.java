@@ -30,6 +30,8 @@ public final class StrictJson {
 
     /** The deepest nesting of arrays and objects accepted (JSON.md requirement 5). */
     public static final int MAX_DEPTH = 32;
+    /** The longest number accepted, in digits (JSON.md requirement 2). */
+    public static final int MAX_NUMBER_DIGITS = 4300;
     private static final BigInteger U64_LIMIT = BigInteger.ONE.shiftLeft(64);
 
     private static final ObjectMapper MAPPER = new ObjectMapper(factory())
@@ -41,6 +43,9 @@ public final class StrictJson {
                 .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
                 .streamReadConstraints(StreamReadConstraints.builder()
                         .maxNestingDepth(MAX_DEPTH)
+                        .maxNumberLength(MAX_NUMBER_DIGITS)
+                        .maxNameLength(Integer.MAX_VALUE)       // names and strings: no limit but
+                        .maxStringLength(Integer.MAX_VALUE)     // the file's (JSON.md)
                         .build())
                 .build();
     }

@@ -72,6 +72,14 @@ public final class StrictJsonTest {
                 "a long integer has no fraction or exponent: rule 6 judges it per field");
     }
 
+    public static void testRule2RefusesANumberOfMoreThan4300DigitsAndNoLongText() {
+        for (String text : new String[] {"[1" + "0".repeat(4300) + "]", "[1." + "0".repeat(4300) + "]"}) {
+            raises(StrictJson.Refused.class, () -> parse(text));
+        }
+        JsonNode long_ = parse("{\"" + "n".repeat(60_000) + "\": \"" + "v".repeat(100_000) + "\"}");
+        equal(100_000, long_.get("n".repeat(60_000)).textValue().length(), "long names and strings are JSON");
+    }
+
     public static void testRule3NamesOnce() {
         refused("{\"a\": 1, \"a\": 1}", "the same value twice");
         refused("{\"a\": 1, \"b\": {\"c\": 1, \"c\": 2}}", "nested");
