@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from sparkjournal.format import layout
+from sparkjournal.format import codec_python, layout
 from sparkjournal.journal.loader import load
 
 
@@ -71,3 +71,10 @@ def damage_a_sealed_record(lane: str) -> tuple[str, int]:
     victim = first.records[len(first.records) // 2]
     flip(first.path, victim.offset + layout.RECORD_HEADER_SIZE + 10)
     return first.path, victim.offset
+
+
+def reseal(path: str, offset: int) -> None:
+    """The record at ``offset`` gets the CRC of its (changed) bytes."""
+    body_len = int.from_bytes(read_at(path, offset + 12, 4), "little")
+    crc = codec_python.crc32c(read_at(path, offset + 4, 36 + body_len))
+    patch(path, offset, crc.to_bytes(4, "little"))

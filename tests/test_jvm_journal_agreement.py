@@ -33,7 +33,7 @@ from sparkjournal.journal.loader import load
 from sparkjournal.journal.swap import read_control
 from sparkjournal.maintenance.compactor import compact_lane
 
-from lane_surgery import flip, patch, read_at, scan_lane
+from lane_surgery import flip, patch, read_at, reseal, scan_lane
 from test_jvm_format_agreement import OPTIONS, jvm  # noqa: F401  (jvm: fixture)
 
 DUMP = "io.sparkjournal.journal.LaneDump"
@@ -317,13 +317,6 @@ def test_a_second_prepare_is_out_of_order_in_both(jvm, copy_of):
         if done >= 2:
             break
     assert done >= 1
-
-
-def reseal(path: str, offset: int) -> None:
-    """The record at ``offset`` gets the CRC of its (changed) bytes."""
-    body_len = int.from_bytes(read_at(path, offset + 12, 4), "little")
-    crc = codec_python.crc32c(read_at(path, offset + 4, 36 + body_len))
-    patch(path, offset, crc.to_bytes(4, "little"))
 
 
 # --- large bodies -------------------------------------------------------------------------------

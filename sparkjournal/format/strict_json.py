@@ -174,40 +174,30 @@ def is_integer(value, lo: int = 0, hi: int = U64) -> bool:
     return type(value) is int and lo <= value <= hi
 
 
-def string(where: dict, name: str, default=MISSING) -> str:
+def _typed(where: dict, name: str, default, kind: type, must_be: str):
+    """Field ``name`` of ``where`` of exactly type ``kind`` (bool is no int)."""
     value = _field(where, name, default)
     if value is MISSING:
         return default
-    if type(value) is str:
+    if type(value) is kind:
         return value
-    raise JsonRefused(f'"{name}" must be a string, not {show(value)}')
+    raise JsonRefused(f'"{name}" must be {must_be}, not {show(value)}')
+
+
+def string(where: dict, name: str, default=MISSING) -> str:
+    return _typed(where, name, default, str, "a string")
 
 
 def boolean(where: dict, name: str, default=MISSING) -> bool:
-    value = _field(where, name, default)
-    if value is MISSING:
-        return default
-    if type(value) is bool:
-        return value
-    raise JsonRefused(f'"{name}" must be true or false, not {show(value)}')
+    return _typed(where, name, default, bool, "true or false")
 
 
 def array(where: dict, name: str, default=MISSING) -> list:
-    value = _field(where, name, default)
-    if value is MISSING:
-        return default
-    if type(value) is list:
-        return value
-    raise JsonRefused(f'"{name}" must be a list, not {show(value)}')
+    return _typed(where, name, default, list, "a list")
 
 
 def obj(where: dict, name: str, default=MISSING) -> dict:
-    value = _field(where, name, default)
-    if value is MISSING:
-        return default
-    if type(value) is dict:
-        return value
-    raise JsonRefused(f'"{name}" must be an object, not {show(value)}')
+    return _typed(where, name, default, dict, "an object")
 
 
 def top_object(value, what: str) -> dict:

@@ -65,7 +65,6 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 
 CHECKOUT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 sys.path.insert(0, CHECKOUT)
@@ -76,6 +75,7 @@ from sparkjournal.errors import CorruptJournalError, FormatVersionError  # noqa:
 from sparkjournal.format import codec_python, layout  # noqa: E402
 from sparkjournal.journal.datafile import BadHeader, WrongSize, decode_header  # noqa: E402
 from sparkjournal.journal.swap import CONTROL_FILE, read_control  # noqa: E402
+from lane_surgery import flip, patch, read_at, reseal  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OPTIONS = {"fileSize": "16k", "bufferSize": "4k", "maxIO": 1, "minFiles": 2,
@@ -177,29 +177,6 @@ def options_large_from(options) -> int:
 
 
 # --- surgery ------------------------------------------------------------------------------------
-def patch(path: str, offset: int, data: bytes) -> None:
-    with open(path, "r+b") as handle:
-        handle.seek(offset)
-        handle.write(data)
-
-
-def read_at(path: str, offset: int, size: int) -> bytes:
-    with open(path, "rb") as handle:
-        handle.seek(offset)
-        return handle.read(size)
-
-
-def flip(path: str, offset: int) -> None:
-    patch(path, offset, bytes([read_at(path, offset, 1)[0] ^ 0xFF]))
-
-
-def reseal(path: str, offset: int) -> None:
-    """The record at ``offset`` gets the CRC of its (changed) bytes."""
-    body_len = int.from_bytes(read_at(path, offset + 12, 4), "little")
-    crc = codec_python.crc32c(read_at(path, offset + 4, 36 + body_len))
-    patch(path, offset, crc.to_bytes(4, "little"))
-
-
 def header_of(path: str):
     try:
         return decode_header(read_at(path, 0, layout.FILE_HEADER_SIZE), path)
