@@ -18,8 +18,9 @@ file to attic/ with a warning: its records would be lost without an error.
 Large bodies referenced by live or prepared records are checked against the
 size and CRC-32C of their reference. In a lane of events, page files named by
 live PAGE records (events/page_records.py) are checked against their record: present, size,
-CRC-32C of the whole file, and the row count of the Parquet footer (not the
-data); a difference is corruption (their events are nowhere else). Page files
+CRC-32C of the whole file, and the Parquet footer (page_scan.footer_problems:
+row counts, the metadata columns and their types, a footer that does not
+decode; not the data); a difference is corruption (their events are nowhere else). Page files
 no live PAGE record (nor a pending page request) names are reported as
 orphans, which is not an error: no reader opens them and the next paging run
 removes them.

@@ -13,9 +13,12 @@ read, and the lane's deletion vectors and pending deletes applied by
 Only pages named by live PAGE records of the caller's snapshot are read, while
 the snapshot is open (it holds the lane's file-set lock shared, and page files
 are removed only under the exclusive lock - maintenance/paging.py - so no page
-it names is removed meanwhile, even one dropped since); a page file whose size
-differs from its PAGE record's is damage and fails the read naming it.
-Parquet's page checksums, written by paging, are verified on the way.
+it names is removed meanwhile, even one dropped since). Before any row is
+read, ``check_page_footer`` holds the file to EVENTS.md's reader requirements:
+a size or footer that disagrees with the PAGE record or the journal's events
+columns is damage and fails the read naming the file (PageFileError), so no
+damaged footer makes a reader leave rows out or read a column as nulls in
+silence. Parquet's page checksums, written by paging, are verified on the way.
 
 ``check_page_file`` (sparkjournal verify) compares a page file with its PAGE
 record; ``rows_left`` tells whether any of a page's rows is still visible
@@ -34,12 +37,126 @@ from ..format.codec import CODEC
 from ..format.constants import METADATA_COLUMNS as COLUMNS
 from .page_records import PageRef
 from .pruning import Predicate
+from .read_columns import METADATA
 
 ROWS_PER_BATCH = 64 * 1024
 
 
 class PageFileError(SparkJournalError):
     """A page file a live PAGE record names is missing or changed."""
+
+
+# The metadata columns a page file must hold with exactly these types
+# (EVENTS.md, "PAGE records and page files"); _host and _lane may be there or
+# not: readers restate them from the lane read.
+PAGE_OWN = pa.schema([field for field in METADATA if field.name not in (COLUMNS.HOST, COLUMNS.LANE)])
+# Their types as the Parquet schema states them, the facts Spark's reader (and
+# the JVM's check, PageBatches.checkFooter) sees too: {type: (physical type,
+# the logical types (to_json) that read as it)}. pyarrow's own copy of the
+# Arrow schema in the footer (ARROW:schema) is not the spec's: Spark ignores it.
+_PARQUET_TYPES = {
+    pa.int64(): ("INT64", ('{"Type":"None"}', '{"Type":"Int","bitWidth":64,"isSigned":true}')),
+    pa.int32(): ("INT32", ('{"Type":"None"}', '{"Type":"Int","bitWidth":32,"isSigned":true}')),
+    pa.timestamp("us", tz="UTC"): ("INT64", ('{"Type":"Timestamp","isAdjustedToUTC":true,'
+                                             '"timeUnit":"microseconds"',)),
+}
+_RESTATED = (COLUMNS.HOST, COLUMNS.LANE)
+
+
+def footer_problems(path: str, ref: PageRef, events_columns=None) -> list[str]:
+    """What EVENTS.md calls damage in the footer of the page file at ``path``
+    against its PAGE record ``ref``, from the Parquet metadata alone (no data
+    is read): a footer that does not decode (column names not UTF-8
+    included); a row count (the footer's, or its row groups' sum) other than
+    the record's rows; a column named twice; one of ``_batch_id``,
+    ``_commit_time``, ``_record_id``, ``_row`` missing or not a top-level
+    Parquet column of PAGE_OWN's type (_PARQUET_TYPES); columns other than
+    those and ``_host``/``_lane`` that are not, by name and in order, a prefix of
+    ``events_columns`` (the journal's events column names; None: not
+    checked, for a caller that does not know the journal). Empty when the
+    footer is as paging wrote it."""
+    try:
+        with pq.ParquetFile(path) as parquet:
+            metadata = parquet.metadata
+            names = list(parquet.schema_arrow.names)        # top level, named as in Parquet
+            leaves = {column.path: column for column in
+                      (parquet.schema.column(i) for i in range(len(parquet.schema)))}
+    except UnicodeDecodeError as error:
+        return [f"it does not decode as Parquet: its footer names a column in bytes that are "
+                f"not UTF-8 ({error})"]
+    except (pa.ArrowException, OSError) as error:
+        return [f"its Parquet footer does not read ({error}): it does not decode as Parquet"]
+    problems = []
+    grouped = sum(metadata.row_group(i).num_rows for i in range(metadata.num_row_groups))
+    if metadata.num_rows != ref.rows or grouped != ref.rows:
+        problems.append(f"its Parquet footer counts {metadata.num_rows} rows ({grouped} in its "
+                        f"row groups), its PAGE record says {ref.rows}")
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        problems.append(f"its footer names the column(s) {', '.join(twice)} more than once")
+    for field in PAGE_OWN:
+        column = leaves.get(field.name)
+        if field.name not in names:
+            problems.append(f"it has no {field.name} column")
+        elif not _own_type(column, field.type):
+            stated = "a group" if column is None else (
+                f"{column.physical_type} {column.logical_type.to_json()}"
+                + (" repeated" if column.max_repetition_level else ""))
+            problems.append(f"its {field.name} column is {stated}, not {field.type}")
+    if events_columns is not None:
+        events_columns = list(events_columns)
+        others = [name for name in names if name not in PAGE_OWN.names and name not in _RESTATED]
+        if others != events_columns[:len(others)]:
+            problems.append(f"its events columns ({', '.join(others)}) are not, in order, the "
+                            f"first of the journal's ({', '.join(events_columns)})")
+    return problems
+
+
+def _own_type(column, arrow_type: pa.DataType) -> bool:
+    """Whether a Parquet leaf column (None: the name is a group) is a plain,
+    not repeated column of the type that reads as ``arrow_type``."""
+    if column is None or column.max_repetition_level:
+        return False
+    physical, logical = _PARQUET_TYPES[arrow_type]
+    stated = column.logical_type.to_json()
+    return column.physical_type == physical and any(
+        stated == each or not each.endswith("}") and stated.startswith(each + ",") for each in logical)
+
+
+def check_page_footer(lane: str, ref: PageRef, events_columns=None) -> None:
+    """Raises PageFileError (*damaged*, EVENTS.md) naming the page file and
+    each disagreement footer_problems finds between its footer and its PAGE
+    record ``ref`` or the journal's ``events_columns``; returns when none.
+    Called before any row of a page file is read (read_page, rows_left,
+    record_sizes, visible_events.read_table, page_read.plan_pages)."""
+    path = ref.path(lane)
+    problems = footer_problems(path, ref, events_columns)
+    if problems:
+        raise PageFileError(f"lane {lane}: page file {path} is damaged: {'; '.join(problems)}; "
+                            f"restore it from a backup (its records were moved into it)")
+
+
+def check_page_size(lane: str, ref: PageRef) -> None:
+    """Raises PageFileError when the page file is missing or its size is not
+    its PAGE record's."""
+    path = ref.path(lane)
+    try:
+        size = os.path.getsize(path)
+    except FileNotFoundError:
+        raise PageFileError(f"lane {lane}: page file {path}, named by a live PAGE record, "
+                            f"is missing; restore it from a backup (its records were moved "
+                            f"into it)") from None
+    if size != ref.size:
+        raise PageFileError(f"lane {lane}: page file {path} holds {size} bytes, its PAGE "
+                            f"record says {ref.size}: it was changed after paging; restore "
+                            f"it from a backup")
+
+
+def check_page(lane: str, ref: PageRef, events_columns=None) -> None:
+    """check_page_size, then check_page_footer: what a reader checks of a page
+    file before reading its rows."""
+    check_page_size(lane, ref)
+    check_page_footer(lane, ref, events_columns)
 
 
 def page_ranges(ref: PageRef) -> dict:
@@ -63,20 +180,13 @@ def wanted(ref: PageRef, first_id: int, end_id: int, predicate: Predicate,
 def read_page(lane: str, ref: PageRef, schema: pa.Schema, deletions, *, first_id: int = 0,
               end_id: int = 1 << 63, constants: dict | None = None):
     """Yields the page's visible rows with record ids in [first_id, end_id) as
-    batches of ``schema`` (events schema + metadata columns, lane_scan).
-    Raises PageFileError (*damaged*) for a page file that is missing, of
-    another size than its PAGE record's, or that does not decode as Parquet."""
+    batches of ``schema`` (the journal's events schema + metadata columns,
+    lane_scan). Raises PageFileError (*damaged*) for a page file that is
+    missing, of another size than its PAGE record's, whose footer disagrees
+    with the record or the journal's events columns (check_page_footer), or
+    that does not decode as Parquet."""
     path = ref.path(lane)
-    try:
-        size = os.path.getsize(path)
-    except FileNotFoundError:
-        raise PageFileError(f"lane {lane}: page file {path}, named by a live PAGE record, "
-                            f"is missing; restore it from a backup (its records were moved "
-                            f"into it)") from None
-    if size != ref.size:
-        raise PageFileError(f"lane {lane}: page file {path} holds {size} bytes, its PAGE "
-                            f"record says {ref.size}: it was changed after paging; restore "
-                            f"it from a backup")
+    check_page(lane, ref, [name for name in schema.names if name not in METADATA.names])
     filters = None
     if first_id > ref.first_id or end_id <= ref.last_id:
         filters = [(COLUMNS.RECORD_ID, ">=", first_id),
@@ -89,7 +199,12 @@ def read_page(lane: str, ref: PageRef, schema: pa.Schema, deletions, *, first_id
     table = deletions.filter_rows(table) if deletions else table
     if not table.num_rows:
         return
-    table = conform_page(table, schema, constants or {})
+    try:
+        table = conform_page(table, schema, constants or {})
+    except pa.ArrowException as error:      # pyarrow's ARROW:schema copy read a column otherwise
+        raise PageFileError(f"lane {lane}: page file {path} does not decode as Parquet: a column "
+                            f"does not read as the journal's type ({error}); restore it from a "
+                            f"backup") from error
     yield from table.to_batches(max_chunksize=ROWS_PER_BATCH)
 
 
@@ -105,8 +220,10 @@ def file_crc(path: str) -> tuple[int, int]:
 
 def check_page_file(lane: str, ref: PageRef) -> list[str]:
     """What differs between a page file and its live PAGE record: presence,
-    size, CRC-32C of the whole file, and the row count in its Parquet footer
-    (the metadata only, not the data); empty when it is as paged."""
+    size, CRC-32C of the whole file, and its Parquet footer (footer_problems:
+    row counts, the metadata columns; not the prefix rule, which needs the
+    journal's events columns; the metadata only, not the data); empty when
+    it is as paged."""
     path = ref.path(lane)
     try:
         size, crc = file_crc(path)
@@ -117,44 +234,32 @@ def check_page_file(lane: str, ref: PageRef) -> list[str]:
         problems.append(f"it holds {size} bytes, its PAGE record says {ref.size}")
     if crc != ref.crc32c:
         problems.append(f"its CRC-32C is {crc:#010x}, its PAGE record says {ref.crc32c:#010x}")
-    try:
-        rows = pq.ParquetFile(path).metadata.num_rows
-    except (pa.ArrowException, OSError) as error:
-        problems.append(f"its Parquet footer does not read ({error})")
-    else:
-        if rows != ref.rows:
-            problems.append(f"its Parquet footer counts {rows} rows, its PAGE record says "
-                            f"{ref.rows}")
-    return problems
+    return problems + footer_problems(path, ref)
 
 
 def rows_left(lane: str, ref: PageRef, deletions) -> int:
     """How many of the page's rows ``deletions`` leave visible: none when each
     of its records is deleted whole (the file is not opened), else counted from
     its ``_record_id`` and ``_row`` columns. Raises PageFileError when the file
-    must be read and is missing or not as paged."""
+    must be read and is missing or not as paged (check_page, without the
+    prefix rule: the journal's events columns are not read here)."""
     ids = ref.record_ids
     if all(deletions.whole(record_id) for record_id in ids):
         return 0
     if not any(record_id in deletions for record_id in ids):
         return ref.rows
-    path = ref.path(lane)
-    try:
-        size = os.path.getsize(path)
-        if size != ref.size:
-            raise PageFileError(f"lane {lane}: page file {path} holds {size} bytes, its PAGE "
-                                f"record says {ref.size}")
-        table = pq.read_table(path, columns=[COLUMNS.RECORD_ID, COLUMNS.ROW],
-                              page_checksum_verification=True)
-    except FileNotFoundError:
-        raise PageFileError(f"lane {lane}: page file {path}, named by a live PAGE record, "
-                            f"is missing") from None
+    check_page(lane, ref)
+    table = pq.read_table(ref.path(lane), columns=[COLUMNS.RECORD_ID, COLUMNS.ROW],
+                          page_checksum_verification=True)
     return deletions.filter_rows(table).num_rows
 
 
 def record_sizes(lane: str, ref: PageRef, first_id: int, end_id: int) -> list[tuple[int, int, int]]:
     """(record id, rows, estimated bytes) of the page's records in [first_id,
-    end_id), from its ``_record_id`` column alone (streaming read limits)."""
+    end_id), from its ``_record_id`` column alone (streaming read limits).
+    Raises PageFileError for a page file check_page refuses (without the
+    prefix rule)."""
+    check_page(lane, ref)
     ids = pq.read_table(ref.path(lane), columns=[COLUMNS.RECORD_ID]).column(COLUMNS.RECORD_ID)
     counts = pa.compute.value_counts(ids).to_pylist() if len(ids) else []
     per_row = ref.size / max(ref.rows, 1)

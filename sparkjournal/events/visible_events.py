@@ -10,17 +10,19 @@ from __future__ import annotations
 import os
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from ..errors import SparkJournalError
 from ..journal.journal import Journal
 from ..journal.lanes import list_lanes
 from . import event_records
+from .commit_log import default_log_uri
 from .deletions import ROW_COLUMN
 from .lane_deletes import lane_deletions, pending_deletions
 from .node import node_roots, read_node_id
 from .page_records import live_pages
-from .read_columns import METADATA
-from .resolve import Outcome, prepared_outcomes
+from .page_scan import read_page
+from .read_columns import METADATA, full_schema
+from .resolve import Outcome, commit_log, prepared_outcomes
 
 
 def lane_event_records(snapshot, node: str | None, lane: str):
@@ -37,19 +39,26 @@ def lane_event_records(snapshot, node: str | None, lane: str):
                     yield record
 
 
-def read_table(path: str, **options) -> pa.Table | None:
+def read_table(path: str, log_uri: str | None = None, **options) -> pa.Table | None:
     """Every visible event under ``path`` (all node roots seen from here) as one
     table (paged ones first), older records padded with nulls for columns added
     later, deleted rows left out; None if the journal holds no events. Copies
-    the bodies: the result outlives the snapshots."""
+    the bodies: the result outlives the snapshots. Page files are read by
+    page_scan.read_page, as the journal's events schema as stored (the commit
+    log's at ``log_uri``, default ``<root>/_commits``, read only when a lane
+    has a page): one whose footer disagrees with its PAGE record or that schema
+    raises PageFileError, as in every reader."""
     batches = []
+    events_schema = None
     for lane, node in node_lanes(path):
         deleted_by_requests = pending_deletions(lane)         # before the snapshot
         with Journal.read(lane, **options) as snapshot:
             deletions = lane_deletions(snapshot, deleted_by_requests)
             for ref in live_pages(snapshot):
-                table = deletions.filter_rows(pq.read_table(ref.path(lane)))
-                batches += table.drop_columns(METADATA.names).to_batches()   # a page file holds them all
+                if events_schema is None:
+                    events_schema = _events_schema(path, log_uri)
+                for batch in read_page(lane, ref, full_schema(events_schema), deletions):
+                    batches.append(batch.drop_columns(METADATA.names))
             for record in lane_event_records(snapshot, node, os.path.basename(lane)):
                 batch = deletions.apply(event_records.read_body(bytes(record.body))[0],
                                         record.record_id)
@@ -60,6 +69,16 @@ def read_table(path: str, **options) -> pa.Table | None:
         return None
     tables = [pa.Table.from_batches([b.replace_schema_metadata(None)]) for b in batches]
     return pa.concat_tables(tables, promote_options="default")
+
+
+def _events_schema(path: str, log_uri: str | None) -> pa.Schema:
+    uri = log_uri or default_log_uri(path)
+    stored = commit_log(uri).read_schema()
+    if stored is None:
+        raise SparkJournalError(f"the journal at {path} holds page files but its commit log {uri} "
+                                f"has no events schema (schema.arrow) to read them as: pass the "
+                                f"journal's log_uri")
+    return stored
 
 
 def node_lanes(path: str):

@@ -35,6 +35,7 @@ from ..events import event_records
 from ..events.lane_deletes import DELETE
 from ..events.lane_deletes import lane_deletions, pending_deletions
 from ..events.page_records import live_pages
+from ..events.page_scan import check_page
 from ..events.requests import submit
 from ..events.resolve import shared_log
 from ..format.constants import DELETE_REQUEST as FIELDS, METADATA_COLUMNS as COLUMNS
@@ -86,9 +87,11 @@ def expired_records(lane: str, node: str | None, log_uri: str, config: JournalCo
 def paged_records(lane: str, snapshot, deletions) -> list[tuple[int, int, float]]:
     """(record id, estimated bytes, commit time in s) of the records of the
     snapshot's pages not deleted whole yet, from their ``_record_id`` and
-    ``_commit_time`` columns alone."""
+    ``_commit_time`` columns alone. Raises PageFileError for a page file
+    page_scan.check_page refuses (without the prefix rule)."""
     found = []
     for ref in live_pages(snapshot):
+        check_page(lane, ref)
         table = pq.read_table(ref.path(lane), columns=[COLUMNS.RECORD_ID, COLUMNS.COMMIT_TIME])
         per_row = ref.size / max(ref.rows, 1)
         times = table.column(COLUMNS.COMMIT_TIME).cast(pa.int64()).to_pylist()

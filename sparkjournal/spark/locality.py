@@ -76,7 +76,7 @@ def located_read(spark, path: str, *, native_pages: bool = True, columns=None,
                       predicate=predicate, skip_corrupt=read_options.skip_corrupt,
                       wait_s=read_options.missing_host_wait_s)
     lanes = plan.lanes
-    pages = plan_pages(lanes, predicate, read_options.journal) \
+    pages = plan_pages(lanes, predicate, read_options.journal, stored) \
         if native_pages and plan.shared_view else {}
     schema = full_schema(stored)
     wanted = named(stored, [columns] if isinstance(columns, str) else columns) \

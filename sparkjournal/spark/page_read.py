@@ -5,8 +5,16 @@ page's statistics), unioned before the journal tails that ``mapInArrow`` reads.
 The driver plans it: for every lane it reads the lane's pending deletes and
 then a snapshot (the order lane_deletes.py requires), takes the live PAGE
 records (events/page_records.py), leaves out pages the read's predicate rules
-out by their ranges (page_scan.wanted), and remembers the lane's deletions of
-paged rows. Each lane's pages become one ``spark.read.parquet`` of exactly
+out by their ranges (page_scan.wanted), checks each page file it keeps
+(page_scan.check_page: size, and the footer against the PAGE record and the
+journal's events columns; PageFileError names a damaged one) and remembers
+the lane's deletions of paged rows. The footer is checked here, before Spark
+reads the file, because Spark's Parquet reader matches columns by name and
+reads a column the file lacks (a renamed ``_row`` or events column) as
+nulls, and cannot be asked to refuse it; the driver sees every page file
+(the limit below), and a page file is never rewritten in place (paging
+publishes by rename and only removes), so what was checked is what the
+executors read. Each lane's pages become one ``spark.read.parquet`` of exactly
 those files with the journal's schema (columns a page predates read as
 nulls), filtered by the read's starting point (exact, as the tail's pruning
 is) and by its deletions (broadcast anti joins: whole records on
@@ -33,7 +41,7 @@ import pyarrow as pa
 from ..events.event_records import EVENTS
 from ..events.lane_deletes import lane_deletions, pending_deletions
 from ..events.page_records import PAGES, live_pages
-from ..events.page_scan import wanted
+from ..events.page_scan import check_page, wanted
 from ..events.pruning import Predicate
 from ..events.read_columns import RECORD_METADATA
 from ..format.constants import METADATA_COLUMNS as COLUMNS
@@ -50,8 +58,11 @@ class LanePages:
     tail_empty: bool = False          # the lane held nothing but pages when planned
 
 
-def plan_pages(lanes, predicate: Predicate, journal_options: dict) -> dict[str, LanePages]:
-    """{lane: its pages to read natively} for the lanes (reader.LanePartition) that have any."""
+def plan_pages(lanes, predicate: Predicate, journal_options: dict,
+               events_schema: pa.Schema) -> dict[str, LanePages]:
+    """{lane: its pages to read natively} for the lanes (reader.LanePartition)
+    that have any; ``events_schema``: the journal's. Raises PageFileError for a
+    damaged page file (page_scan.check_page) among them."""
     planned = {}
     for part in lanes:
         if not os.path.isdir(os.path.join(part.lane, PAGES)):
@@ -63,6 +74,8 @@ def plan_pages(lanes, predicate: Predicate, journal_options: dict) -> dict[str, 
                      if wanted(ref, 0, 1 << 63, predicate, constants)]
             if not pages:
                 continue
+            for ref in pages:                     # while the snapshot holds the file-set lock
+                check_page(part.lane, ref, events_schema.names)
             deletions = lane_deletions(snapshot, deleted_by_requests)
             tail_empty = not snapshot.prepared() and not any(
                 record.user_type == EVENTS for record in snapshot.records())

@@ -126,7 +126,7 @@ def journal_as_ipc(journal: str, folder: str,
     files' paths, tail rows)."""
     read_options, log_uri, stored = JournalDataSource({"path": journal})._read_setup()
     lanes = JournalReader(journal, log_uri, stored, read_options.journal).partitions()
-    pages = plan_pages(lanes, Predicate(), read_options.journal)
+    pages = plan_pages(lanes, Predicate(), read_options.journal, stored)
     every = full_schema(stored)
     wanted = pa.schema([every.field(name).with_nullable(True)
                         for name in (every.names if columns is None else columns)])

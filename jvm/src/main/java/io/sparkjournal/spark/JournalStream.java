@@ -140,7 +140,8 @@ final class JournalStream implements MicroBatchStream, SupportsTriggerAvailableN
                 continue;
             }
             probes.add(new LaneProbe(lane, begin.next(lane.key()), cap == null ? null : cap.get(lane.key()), sizes,
-                    journal.logBase(), options.skipCorrupt(), options.checksum()));
+                    journal.logBase(), options.skipCorrupt(), options.checksum(),
+                    new ArrayList<>(List.of(journal.events().fieldNames()))));
         }
         Map<String, LaneProgress> found = LaneProbes.run(sc, probes);
         Map<String, LaneProgress> ordered = new LinkedHashMap<>();

@@ -42,6 +42,7 @@ final class LaneBatchReader implements PartitionReader<ColumnarBatch> {
     private final List<RecordFilter> filters;
     private final RecordColumns columns;
     private final StructType output;
+    private final List<String> eventsColumns;
     private final BufferAllocator allocator = new RootAllocator();
     private final LaneEvents events;
     private final Iterator<VisibleRecord> records;
@@ -50,12 +51,15 @@ final class LaneBatchReader implements PartitionReader<ColumnarBatch> {
     private RecordColumns.Loaded current;
     private PageBatches page;               // the page being read, while pages are read
 
-    LaneBatchReader(LanePartition partition, ReadOptions options, StructType output, List<RecordFilter> filters,
-                    String logBase) {
+    /** {@code eventsColumns}: the names of the journal's events columns, in order (PageBatches checks
+     *  each page's footer against them). */
+    LaneBatchReader(LanePartition partition, ReadOptions options, StructType output, List<String> eventsColumns,
+                    List<RecordFilter> filters, String logBase) {
         this.partition = partition;
         this.filters = filters;
         this.columns = new RecordColumns(output);
         this.output = output;
+        this.eventsColumns = eventsColumns;
         this.lane = Path.of(partition.lane()).getFileName().toString();
         try {
             this.events = LaneEvents.open(Path.of(partition.lane()), partition.node(), Path.of(logBase),
@@ -122,7 +126,7 @@ final class LaneBatchReader implements PartitionReader<ColumnarBatch> {
             if (Long.compareUnsigned(ref.lastId(), partition.firstId()) >= 0
                     && Long.compareUnsigned(ref.firstId(), partition.endId()) < 0
                     && PagePruning.wanted(filters, ref, partition.host(), lane)) {
-                page = PageBatches.open(events.lane(), ref, output, events.deletions(), partition.host(),
+                page = PageBatches.open(events.lane(), ref, output, eventsColumns, events.deletions(), partition.host(),
                         lane, partition.firstId(), partition.endId());
             }
         }

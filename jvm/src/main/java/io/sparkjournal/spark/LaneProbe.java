@@ -19,10 +19,12 @@ import io.sparkjournal.events.StablePoint;
  * <p>{@code cap}: the stream's end for this lane fixed by
  * {@code Trigger.AvailableNow} (null: up to the stable point);
  * {@code sizes}: whether the trigger has a read limit and needs the records'
- * sizes between {@code begin} and that end.
+ * sizes between {@code begin} and that end; {@code eventsColumns}: the
+ * journal's events column names, in order (page footers are checked against
+ * them, PageBatches.checkFooter), a serializable list.
  */
 record LaneProbe(LanePartition lane, long begin, Long cap, boolean sizes, String logBase, boolean skipCorrupt,
-                 boolean checksum) implements Serializable {
+                 boolean checksum, List<String> eventsColumns) implements Serializable {
 
     /** The lane's stable point, the sizes asked for, and what undecided transactions hold back:
      *  the committed rows between the stable point and where open transactions alone would put it
@@ -33,10 +35,10 @@ record LaneProbe(LanePartition lane, long begin, Long cap, boolean sizes, String
             StablePoint.Hold hold = StablePoint.hold(events.snapshot(), events.lane(), lane.node());
             long stable = hold.point();
             long end = Math.max(begin, cap != null ? cap : stable);
-            List<long[]> pending = sizes && end > begin ? PendingRecords.of(events, begin, end) : List.of();
+            List<long[]> pending = sizes && end > begin ? PendingRecords.of(events, eventsColumns, begin, end) : List.of();
             long heldBack = 0;
             if (hold.beforeUndecided() > stable) {
-                for (long[] record : PendingRecords.of(events, stable, hold.beforeUndecided())) {
+                for (long[] record : PendingRecords.of(events, eventsColumns, stable, hold.beforeUndecided())) {
                     heldBack += record[1];
                 }
             }

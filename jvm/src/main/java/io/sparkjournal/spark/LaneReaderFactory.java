@@ -1,5 +1,6 @@
 package io.sparkjournal.spark;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -18,12 +19,14 @@ final class LaneReaderFactory implements PartitionReaderFactory {
     private final StructType columns;
     private final List<RecordFilter> filters;
     private final String logBase;
+    private final ArrayList<String> eventsColumns;       // the journal's, in order: page footers are checked
 
     LaneReaderFactory(ReadOptions options, JournalSchema journal, StructType columns, List<RecordFilter> filters) {
         this.options = options;
         this.columns = columns;
         this.filters = filters;
         this.logBase = journal.logBase();
+        this.eventsColumns = new ArrayList<>(List.of(journal.events().fieldNames()));
     }
 
     @Override
@@ -38,6 +41,6 @@ final class LaneReaderFactory implements PartitionReaderFactory {
 
     @Override
     public PartitionReader<ColumnarBatch> createColumnarReader(InputPartition partition) {
-        return new LaneBatchReader((LanePartition) partition, options, columns, filters, logBase);
+        return new LaneBatchReader((LanePartition) partition, options, columns, eventsColumns, filters, logBase);
     }
 }

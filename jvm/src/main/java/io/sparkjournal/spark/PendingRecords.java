@@ -22,14 +22,17 @@ import io.sparkjournal.events.VisibleRecord;
  * its body's rows (deleted ones included) and its body's bytes; a paged
  * record counts its rows in the page (from the page's {@code _record_id}
  * column alone) and, as bytes, its share of the page file: those rows times
- * the file's size over the page's rows, truncated.
+ * the file's size over the page's rows, truncated. A page file whose footer
+ * disagrees with its PAGE record or {@code eventsColumns} (the journal's
+ * events column names, in order) fails with a PageFileException
+ * (PageBatches.checkFooter).
  */
 final class PendingRecords {
 
     private PendingRecords() {
     }
 
-    static List<long[]> of(LaneEvents events, long first, long end) throws IOException {
+    static List<long[]> of(LaneEvents events, List<String> eventsColumns, long first, long end) throws IOException {
         List<long[]> sizes = new ArrayList<>();
         StructType ids = new StructType().add(PageBatches.RECORD_ID, DataTypes.LongType);
         for (PageRef ref : events.pages()) {
@@ -37,7 +40,7 @@ final class PendingRecords {
                 continue;
             }
             Map<Long, Long> counts = new TreeMap<>();
-            try (PageBatches page = PageBatches.open(events.lane(), ref, ids, new Deletions(), null, null, first,
+            try (PageBatches page = PageBatches.open(events.lane(), ref, ids, eventsColumns, new Deletions(), null, null, first,
                     end)) {
                 while (page.next()) {
                     ColumnVector column = page.batch().column(0);

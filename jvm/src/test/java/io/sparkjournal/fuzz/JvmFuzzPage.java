@@ -29,7 +29,8 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  *
  * <p>The columns read: id (long), payload (string), _batch_id (long),
  * _commit_time (timestamp, as microseconds), _host and _lane (restated as
- * "h" and "l"), _record_id (long), _row (int). Digest: the PageRef's fields,
+ * "h" and "l"), _record_id (long), _row (int); the journal's events columns
+ * (which the page's footer is checked against) are id and payload. Digest: the PageRef's fields,
  * then one item a row, {@code <ordinal>:<cells joined by |>}, a string cell
  * as {@code <length>:<CRC-32C of its bytes>}, a null as {@code null}: the
  * strings fuzz_jvm_page.py builds from Python's reading.
@@ -50,6 +51,8 @@ final class JvmFuzzPage {
         DataTypes.createStructField("_record_id", DataTypes.LongType, true),
         DataTypes.createStructField("_row", DataTypes.IntegerType, true),
     });
+
+    static final List<String> EVENTS = List.of("id", "payload");
 
     private static Method open;
     private static Method next;
@@ -74,7 +77,7 @@ final class JvmFuzzPage {
                 .append('|').append(ref.timeRange()[0]).append(',').append(ref.timeRange()[1]);
         digest.add(head.toString());
         bind();
-        Object page = call(open, null, Paths.get(lane), ref, COLUMNS, new Deletions(), "h", "l", 0L, Long.MAX_VALUE);
+        Object page = call(open, null, Paths.get(lane), ref, COLUMNS, EVENTS, new Deletions(), "h", "l", 0L, Long.MAX_VALUE);
         try {
             long ordinal = 0;
             while ((Boolean) call(next, page)) {
@@ -116,7 +119,7 @@ final class JvmFuzzPage {
         try {
             Class<?> pages = Class.forName("io.sparkjournal.spark.PageBatches");
             Method opening = pages.getDeclaredMethod("open", Path.class, PageRef.class, StructType.class,
-                    Deletions.class, String.class, String.class, long.class, long.class);
+                    List.class, Deletions.class, String.class, String.class, long.class, long.class);
             next = pages.getDeclaredMethod("next");
             batch = pages.getDeclaredMethod("batch");
             close = pages.getDeclaredMethod("close");

@@ -99,6 +99,8 @@ public final class PageGoldenTest {
     }
 
     private static final List<String> VISIBLE = List.of("id", "payload", "_batch_id", "_record_id", "_row");
+    /** The events columns of the corpus's journal (generate.py), which page footers are checked against. */
+    static final List<String> EVENTS = List.of("id", "payload");
 
     public static void testTheEventsCasesDeletionsVisibleRowsAndDamagedPagesReadAsStated() throws Exception {
         String where = System.getProperty("sparkjournal.golden.lanes");
@@ -264,7 +266,7 @@ public final class PageGoldenTest {
     private static List<JsonNode> rows(Path lane, PageRef ref, StructType output, Deletions deletions, String host,
                                        String laneName) throws Exception {
         List<JsonNode> rows = new ArrayList<>();
-        try (PageBatches page = PageBatches.open(lane, ref, output, deletions, host, laneName,
+        try (PageBatches page = PageBatches.open(lane, ref, output, EVENTS, deletions, host, laneName,
                 0, Long.MAX_VALUE)) {
             while (page.next()) {
                 ColumnarBatch batch = page.batch();

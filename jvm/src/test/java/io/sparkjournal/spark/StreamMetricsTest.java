@@ -61,7 +61,7 @@ public final class StreamMetricsTest {
             String node = (String) committed.get("node");
             LanePartition lane = new LanePartition(root.resolve((String) committed.get("lane")).toString(), node,
                     new String[0]);
-            LaneProbe probe = new LaneProbe(lane, 0, null, false, log.toString(), false, true);
+            LaneProbe probe = new LaneProbe(lane, 0, null, false, log.toString(), false, true, List.of());
             Thread.sleep(30);
             LaneProgress held = probe.run();
             equal(5L, held.heldBackRows(), "b's committed rows wait behind a's PREPARE");
