@@ -234,7 +234,16 @@ final class PageBatches implements AutoCloseable {
                 throw new IOException("its footer length " + length + " reaches past the file's start");
             }
             ByteBuffer footer = readFully(channel, size - 8 - length, (int) length);
-            thrift = Util.readFileMetaData(new ByteArrayInputStream(footer.array()));
+            try {
+                thrift = Util.readFileMetaData(new ByteArrayInputStream(footer.array()));
+            } catch (OutOfMemoryError claimed) {
+                // Thrift sizes a list by the count the footer claims before reading
+                // it: a damaged count asks for one array no heap holds, refused
+                // at once (nothing else was allocated). The footer is at most
+                // the file's bytes, so a whole one never asks for that.
+                throw new IOException("its footer claims a list larger than memory, from " + length
+                        + " bytes");
+            }
             schema = new ParquetMetadataConverter().fromParquetMetadata(thrift).getFileMetaData().getSchema();
         } catch (NoSuchFileException missing) {
             throw gone(where);
