@@ -152,6 +152,24 @@ def check_page_size(lane: str, ref: PageRef) -> None:
                             f"it from a backup")
 
 
+def check_page_crc(lane: str, ref: PageRef) -> None:
+    """Raises PageFileError when the page file's CRC-32C is not its PAGE
+    record's. A reader checks it before Parquet decodes a byte of the file
+    (EVENTS.md): decoders then only read bytes the PAGE record - inside a
+    CRC-checked journal record - vouches for, never damage or tampering that
+    could make them fail with their own errors, or loop."""
+    path = ref.path(lane)
+    try:
+        _size, crc = file_crc(path)
+    except FileNotFoundError:
+        check_page_size(lane, ref)                     # names it missing
+        raise
+    if crc != ref.crc32c:
+        raise PageFileError(f"lane {lane}: page file {path}: its CRC-32C is {crc:#010x}, its "
+                            f"PAGE record says {ref.crc32c:#010x}: it was changed after paging; "
+                            f"restore it from a backup")
+
+
 def check_page(lane: str, ref: PageRef, events_columns=None) -> None:
     """check_page_size, then check_page_footer: what a reader checks of a page
     file before reading its rows."""
@@ -182,11 +200,12 @@ def read_page(lane: str, ref: PageRef, schema: pa.Schema, deletions, *, first_id
     """Yields the page's visible rows with record ids in [first_id, end_id) as
     batches of ``schema`` (the journal's events schema + metadata columns,
     lane_scan). Raises PageFileError (*damaged*) for a page file that is
-    missing, of another size than its PAGE record's, whose footer disagrees
+    missing, of another size or CRC-32C than its PAGE record's, whose footer disagrees
     with the record or the journal's events columns (check_page_footer), or
     that does not decode as Parquet."""
     path = ref.path(lane)
     check_page(lane, ref, [name for name in schema.names if name not in METADATA.names])
+    check_page_crc(lane, ref)
     filters = None
     if first_id > ref.first_id or end_id <= ref.last_id:
         filters = [(COLUMNS.RECORD_ID, ">=", first_id),

@@ -13,12 +13,14 @@ timestamp as microseconds). Python may raise only the kinds EVENTS.md gives a
 PAGE record and a page file (PageRecordError, FormatVersionError,
 PageFileError), no pyarrow error; Java only an IOException (jvm_driver.py).
 A refusal by one side only, or a different reading, is a finding too (the
-spec gives every page one reading), but for the open findings open_finding
-names.
+spec gives every page one reading). Both readers check the page file's size,
+CRC-32C and footer against the PAGE record before Parquet decodes a byte, so
+a mutated page file is refused there (the fix-up bits reach the checks
+behind the size and the Parquet page checksums) and the decoders read only
+whole files: what the fuzzing proves is that no damage gets past the checks.
 """
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 
@@ -37,44 +39,6 @@ logging.disable(logging.CRITICAL)
 ALLOWED = allowed(PageRecordError)        # a ValueError, not a SparkJournalError
 SCHEMA = full_schema(pa.schema([("id", pa.int64()), ("payload", pa.string())]))
 CONSTANTS = {"_host": "h", "_lane": "l"}
-
-
-# Open findings, reported and not yet settled, that the target counts (in the
-# file SJ_FUZZ_OPEN_LOG names, when set) instead of stopping at, so that the
-# fuzzing goes on past them. Each is narrow; anything else is still a finding.
-OPEN_LOG = os.environ.get("SJ_FUZZ_OPEN_LOG")
-
-
-def open_finding(python: dict, java: dict) -> str | None:
-    """The open finding a case is, or None.
-
-    ``jvm-lazy-dictionary``: Spark's vectorized reader decodes a
-    dictionary-encoded column lazily, so damage there (a dictionary id past
-    the end of the dictionary, a string value longer than the dictionary page,
-    in a page whose checksum was made right) is thrown by the column's
-    accessor after PageBatches.next() returned the batch, as a
-    RuntimeException (ArrayIndexOutOfBoundsException, IllegalArgumentException)
-    from ParquetDictionary.decodeTo*, not the PageFileException of EVENTS.md's
-    *damaged* (a bug of the connector's), where Python refused the page.
-
-    ``parquet-decoding``: one side's Parquet library does not decode a
-    page file that the other side's reads (Python: PageFileError "does not
-    decode as Parquet"; Java: PageFileException "does not read as the page").
-    Seen both ways: pyarrow refuses a damaged ``ARROW:schema`` footer entry
-    (its own copy of the Arrow schema, which Spark ignores) and an RLE run it
-    finds cut short; parquet-mr refuses a footer whose column order union has
-    no field set. EVENTS.md's "does not decode (Parquet damage ...)" does not
-    say which library's decoding is the spec's."""
-    if (python["kind"] == "refused" and java["kind"] == "finding"
-            and java["error"] != "timeout" and "ParquetDictionary.decodeTo" in java.get("trace", "")):
-        return "jvm-lazy-dictionary"
-    python_cannot = python["kind"] == "refused" and python["error"] == "PageFileError" \
-        and "does not decode as Parquet" in python["message"]
-    java_cannot = java["kind"] == "refused" and java["error"] == "PageFileException" \
-        and "does not read as the page" in java.get("message", "")
-    if (python_cannot and java["kind"] == "ok") or (java_cannot and python["kind"] == "ok"):
-        return "parquet-decoding"
-    return None
 
 
 def ref_item(ref) -> str:
@@ -120,12 +84,7 @@ def test_one_input(data: bytes) -> None:
             handle.write(body)
         python = python_outcome(lambda: page_digest(lane, body), ALLOWED)
         java = driver().ask("page", body_file, lane)
-        known = open_finding(python, java)
-        if known is None:
-            compare("jvm_page", python, java)
-        elif OPEN_LOG:
-            with open(OPEN_LOG, "a", encoding="utf-8") as log:
-                log.write(f"{known}\t{hashlib.sha1(data).hexdigest()}\n")
+        compare("jvm_page", python, java)
 
 
 if __name__ == "__main__":

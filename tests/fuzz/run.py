@@ -22,9 +22,8 @@ reading that differs from Python's (the spec gives each input one). jvm_lane
 starts from the loader's seeds, jvm_log from the golden corpus's commit logs
 (tests/golden/commit_log/*/log) and corpus/jvm_log/ (inputs that were
 findings), jvm_page from the golden lanes' PAGE records and their page files
-(tests/golden/lanes/page*) and corpus/jvm_page/ (inputs of its open findings,
-fuzz_jvm_page.open_finding); its JvmFuzz also gets pyspark's jars, for Spark's
-Parquet reader. Without a JDK or where the connector's jar
+(tests/golden/lanes/page*) and corpus/jvm_page/ (inputs that were findings);
+its JvmFuzz also gets pyspark's jars, for Spark's Parquet reader. Without a JDK or where the connector's jar
 cannot be built they are reported as skipped.
 
 Prints one line per target (executions, coverage, corpus, findings) and exits
