@@ -15,7 +15,7 @@ import pytest
 
 from sparkjournal import Journal
 from sparkjournal.errors import FormatVersionError
-from sparkjournal.events import event_records, string_bounds
+from sparkjournal.events import string_bounds
 from sparkjournal.events.event_records import EVENTS, META_BATCH, META_QUERY, read_body, tag
 from sparkjournal.events.lane_deletes import pending_deletions
 from sparkjournal.events.lane_scan import LaneSlice, scan

@@ -54,7 +54,7 @@ def pages_case(lane):
     """A lane of events paged once: a live PAGE record names its page file,
     whose rows are the paged records' events; the records it replaced are
     deleted in the same transaction."""
-    from generate import Model, body_view
+    from generate import Model
     root = tempfile.mkdtemp()
     try:
         node, log_uri = node_id(root), default_log_uri(root)
