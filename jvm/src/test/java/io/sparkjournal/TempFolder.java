@@ -19,6 +19,21 @@ public final class TempFolder implements AutoCloseable {
         return path;
     }
 
+    /** A copy of the tree at {@code source} made at {@code target}; returns {@code target}. */
+    public static Path copyTree(Path source, Path target) throws IOException {
+        try (Stream<Path> all = Files.walk(source)) {
+            for (Path each : all.toList()) {
+                Path to = target.resolve(source.relativize(each).toString());
+                if (Files.isDirectory(each)) {
+                    Files.createDirectories(to);
+                } else {
+                    Files.copy(each, to);
+                }
+            }
+        }
+        return target;
+    }
+
     @Override
     public void close() throws IOException {
         try (Stream<Path> all = Files.walk(path)) {

@@ -209,18 +209,6 @@ public final class CommitLogGoldenTest {
 
     /** The case's log copied into {@code into}: the folder a reader opens. */
     static Path copied(String name, Path into) throws IOException {
-        Path source = golden().resolve(name).resolve("log");
-        Path target = into.resolve("log");
-        try (Stream<Path> all = Files.walk(source)) {
-            for (Path each : all.toList()) {
-                Path to = target.resolve(source.relativize(each).toString());
-                if (Files.isDirectory(each)) {
-                    Files.createDirectories(to);
-                } else {
-                    Files.copy(each, to);
-                }
-            }
-        }
-        return target;
+        return TempFolder.copyTree(golden().resolve(name).resolve("log"), into.resolve("log"));
     }
 }

@@ -358,18 +358,6 @@ public final class LaneGoldenTest {
 
     /** The case's lane copied into {@code into}: the folder a reader opens. */
     private static Path copied(String name, Path into) throws IOException {
-        Path source = golden().resolve(name).resolve("lane");
-        Path target = into.resolve("lane");
-        try (Stream<Path> all = Files.walk(source)) {
-            for (Path each : all.toList()) {
-                Path to = target.resolve(source.relativize(each).toString());
-                if (Files.isDirectory(each)) {
-                    Files.createDirectories(to);
-                } else {
-                    Files.copy(each, to);
-                }
-            }
-        }
-        return target;
+        return TempFolder.copyTree(golden().resolve(name).resolve("lane"), into.resolve("lane"));
     }
 }

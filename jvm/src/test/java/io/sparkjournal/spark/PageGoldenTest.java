@@ -119,7 +119,7 @@ public final class PageGoldenTest {
             cases++;
             String name = folder.getFileName().toString();
             try (TempFolder temp = new TempFolder()) {
-                Path lane = copied(folder.resolve("lane"), temp.path().resolve("lane"));
+                Path lane = TempFolder.copyTree(folder.resolve("lane"), temp.path().resolve("lane"));
                 String failure = null;
                 JsonNode error = stated.path("error");
                 try {
@@ -234,19 +234,6 @@ public final class PageGoldenTest {
         return rows;
     }
 
-    private static Path copied(Path source, Path target) throws Exception {
-        try (Stream<Path> all = Files.walk(source)) {
-            for (Path each : all.toList()) {
-                Path to = target.resolve(source.relativize(each).toString());
-                if (Files.isDirectory(each)) {
-                    Files.createDirectories(to);
-                } else {
-                    Files.copy(each, to);
-                }
-            }
-        }
-        return target;
-    }
 
     /** The page's columns as the read asks for them (the events table's types). */
     private static StructType columns(JsonNode names) {
