@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 
 MAX_DEPTH = 32
 MAX_NUMBER_DIGITS = 4300         # longer numbers are refused (CPython's own limit for integers)
@@ -88,24 +87,13 @@ def loads(raw: bytes, what: str):
     return value
 
 
-_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-_INNERMOST = re.compile(rb"\[\]|\{\}")
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
-
-
 def _shallow(raw: bytes) -> bool:
-    """True if the brackets of ``raw`` (JSON that parsed) nest at most
-    MAX_DEPTH deep; False where the walk must tell. Strings go first (a
-    bracket inside one is text); each substitution then removes exactly the
-    innermost level."""
-    brackets = _STRING.sub(b"", bytes(raw)).translate(None, _NOT_BRACKETS)
-    if brackets.count(b"[") + brackets.count(b"{") <= MAX_DEPTH:
-        return True
-    for _level in range(MAX_DEPTH):
-        brackets = _INNERMOST.sub(b"", brackets)
-        if not brackets:
-            return True
-    return False
+    """True if ``raw`` holds at most MAX_DEPTH brackets that open, so it cannot
+    nest deeper (brackets inside strings count too: an upper bound); False
+    where the walk of the tree must tell (a walk costs ~7x less than taking
+    the strings out of the text to count again)."""
+    raw = bytes(raw)
+    return raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH
 
 
 def _walk(value, depth: int, what: str, strings: bool) -> None:
