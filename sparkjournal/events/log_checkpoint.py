@@ -173,9 +173,10 @@ def parse(raw: bytes, where: str, seq: int | None = None) -> Checkpoint:
         if seq is not None and made.seq != seq:
             raise sj.JsonRefused(f"seq {made.seq} in a file named for seq {seq}")
         for entry in _objects(data, CP.QUERIES):
-            if not one_path_segment(sj.string(entry, QUERY.QUERY)):
-                raise sj.JsonRefused(f"query {sj.show(entry[QUERY.QUERY])} cannot name a folder")
-            made.queries[sj.string(entry, QUERY.QUERY)] = QueryState(
+            query = sj.string(entry, QUERY.QUERY)
+            if not one_path_segment(query):
+                raise sj.JsonRefused(f"query {sj.show(query)} cannot name a folder")
+            made.queries[query] = QueryState(
                 sj.whole(entry, QUERY.THROUGH), sj.whole(entry, QUERY.DECIDED),
                 sj.whole(entry, QUERY.ROWS), sj.whole(entry, QUERY.LAST_COMMITTED_AT_MS))
         for entry in _objects(data, CP.LANES):

@@ -26,6 +26,7 @@ record; ``rows_left`` tells whether any of a page's rows is still visible
 """
 from __future__ import annotations
 
+import collections
 import os
 
 import pyarrow as pa
@@ -49,7 +50,8 @@ class PageFileError(SparkJournalError):
 # The metadata columns a page file must hold with exactly these types
 # (EVENTS.md, "PAGE records and page files"); _host and _lane may be there or
 # not: readers restate them from the lane read.
-PAGE_OWN = pa.schema([field for field in METADATA if field.name not in (COLUMNS.HOST, COLUMNS.LANE)])
+_RESTATED = (COLUMNS.HOST, COLUMNS.LANE)
+PAGE_OWN = pa.schema([field for field in METADATA if field.name not in _RESTATED])
 # Their types as the Parquet schema states them, the facts Spark's reader (and
 # the JVM's check, PageBatches.checkFooter) sees too: {type: (physical type,
 # the logical types (to_json) that read as it)}. pyarrow's own copy of the
@@ -60,8 +62,6 @@ _PARQUET_TYPES = {
     pa.timestamp("us", tz="UTC"): ("INT64", ('{"Type":"Timestamp","isAdjustedToUTC":true,'
                                              '"timeUnit":"microseconds"',)),
 }
-_RESTATED = (COLUMNS.HOST, COLUMNS.LANE)
-
 
 def footer_problems(path: str, ref: PageRef, events_columns=None) -> list[str]:
     """What EVENTS.md calls damage in the footer of the page file at ``path``
@@ -91,7 +91,7 @@ def footer_problems(path: str, ref: PageRef, events_columns=None) -> list[str]:
     if metadata.num_rows != ref.rows or grouped != ref.rows:
         problems.append(f"its Parquet footer counts {metadata.num_rows} rows ({grouped} in its "
                         f"row groups), its PAGE record says {ref.rows}")
-    twice = sorted({name for name in names if names.count(name) > 1})
+    twice = sorted(name for name, count in collections.Counter(names).items() if count > 1)
     if twice:
         problems.append(f"its footer names the column(s) {', '.join(twice)} more than once")
     for field in PAGE_OWN:
@@ -136,6 +136,16 @@ def check_page_footer(lane: str, ref: PageRef, events_columns=None) -> None:
                             f"restore it from a backup (its records were moved into it)")
 
 
+def _missing(lane: str, path: str) -> PageFileError:
+    return PageFileError(f"lane {lane}: page file {path}, named by a live PAGE record, is "
+                         f"missing; restore it from a backup (its records were moved into it)")
+
+
+def _changed(lane: str, path: str, problems: list[str]) -> PageFileError:
+    return PageFileError(f"lane {lane}: page file {path}: {'; '.join(problems)}: it was "
+                         f"changed after paging; restore it from a backup")
+
+
 def check_page_size(lane: str, ref: PageRef) -> None:
     """Raises PageFileError when the page file is missing or its size is not
     its PAGE record's."""
@@ -143,31 +153,37 @@ def check_page_size(lane: str, ref: PageRef) -> None:
     try:
         size = os.path.getsize(path)
     except FileNotFoundError:
-        raise PageFileError(f"lane {lane}: page file {path}, named by a live PAGE record, "
-                            f"is missing; restore it from a backup (its records were moved "
-                            f"into it)") from None
+        raise _missing(lane, path) from None
     if size != ref.size:
-        raise PageFileError(f"lane {lane}: page file {path} holds {size} bytes, its PAGE "
-                            f"record says {ref.size}: it was changed after paging; restore "
-                            f"it from a backup")
+        raise _changed(lane, path, [f"it holds {size} bytes, its PAGE record says {ref.size}"])
 
 
-def check_page_crc(lane: str, ref: PageRef) -> None:
-    """Raises PageFileError when the page file's CRC-32C is not its PAGE
-    record's. A reader checks it before Parquet decodes a byte of the file
-    (EVENTS.md): decoders then only read bytes the PAGE record - inside a
-    CRC-checked journal record - vouches for, never damage or tampering that
-    could make them fail with their own errors, or loop."""
+def _byte_problems(path: str, ref: PageRef) -> list[str]:
+    """How the page file's size and CRC-32C differ from its PAGE record's
+    (one read of the file); FileNotFoundError where it is missing."""
+    size, crc = file_crc(path)
+    problems = []
+    if size != ref.size:
+        problems.append(f"it holds {size} bytes, its PAGE record says {ref.size}")
+    if crc != ref.crc32c:
+        problems.append(f"its CRC-32C is {crc:#010x}, its PAGE record says {ref.crc32c:#010x}")
+    return problems
+
+
+def check_page_bytes(lane: str, ref: PageRef) -> None:
+    """Raises PageFileError when the page file is missing, or its size or
+    CRC-32C is not its PAGE record's. A reader checks it before Parquet
+    decodes a byte of the file (EVENTS.md): decoders then only read bytes
+    the PAGE record - inside a CRC-checked journal record - vouches for,
+    never damage or tampering that could make them fail with their own
+    errors, or loop."""
     path = ref.path(lane)
     try:
-        _size, crc = file_crc(path)
+        problems = _byte_problems(path, ref)
     except FileNotFoundError:
-        check_page_size(lane, ref)                     # names it missing
-        raise
-    if crc != ref.crc32c:
-        raise PageFileError(f"lane {lane}: page file {path}: its CRC-32C is {crc:#010x}, its "
-                            f"PAGE record says {ref.crc32c:#010x}: it was changed after paging; "
-                            f"restore it from a backup")
+        raise _missing(lane, path) from None
+    if problems:
+        raise _changed(lane, path, problems)
 
 
 def check_page(lane: str, ref: PageRef, events_columns=None) -> None:
@@ -204,8 +220,8 @@ def read_page(lane: str, ref: PageRef, schema: pa.Schema, deletions, *, first_id
     with the record or the journal's events columns (check_page_footer), or
     that does not decode as Parquet."""
     path = ref.path(lane)
-    check_page(lane, ref, [name for name in schema.names if name not in METADATA.names])
-    check_page_crc(lane, ref)
+    check_page_bytes(lane, ref)
+    check_page_footer(lane, ref, [name for name in schema.names if name not in METADATA.names])
     filters = None
     if first_id > ref.first_id or end_id <= ref.last_id:
         filters = [(COLUMNS.RECORD_ID, ">=", first_id),
@@ -245,15 +261,9 @@ def check_page_file(lane: str, ref: PageRef) -> list[str]:
     it is as paged."""
     path = ref.path(lane)
     try:
-        size, crc = file_crc(path)
+        return _byte_problems(path, ref) + footer_problems(path, ref)
     except FileNotFoundError:
         return ["it is missing"]
-    problems = []
-    if size != ref.size:
-        problems.append(f"it holds {size} bytes, its PAGE record says {ref.size}")
-    if crc != ref.crc32c:
-        problems.append(f"its CRC-32C is {crc:#010x}, its PAGE record says {ref.crc32c:#010x}")
-    return problems + footer_problems(path, ref)
 
 
 def rows_left(lane: str, ref: PageRef, deletions) -> int:

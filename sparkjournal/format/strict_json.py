@@ -62,8 +62,9 @@ _DECODER = json.JSONDecoder(object_pairs_hook=_once, parse_constant=_refuse_cons
 def loads(raw: bytes, what: str):
     """The one JSON value in ``raw``; JsonRefused (its message starting with
     ``what``, e.g. "the entry") if JSON.md's reader requirements refuse it."""
+    raw = bytes(raw)
     try:
-        text = bytes(raw).decode("utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise JsonRefused(f"{what} is not UTF-8 ({error.reason} at byte {error.start})") from None
     if text.startswith("\ufeff"):
@@ -92,7 +93,6 @@ def _shallow(raw: bytes) -> bool:
     nest deeper (brackets inside strings count too: an upper bound); False
     where the walk of the tree must tell (a walk costs ~7x less than taking
     the strings out of the text to count again)."""
-    raw = bytes(raw)
     return raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH
 
 

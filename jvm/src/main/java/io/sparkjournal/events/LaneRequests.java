@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Pattern;
 import io.sparkjournal.format.Constants;
 
 /**
@@ -98,7 +97,6 @@ public final class LaneRequests {
         return found;
     }
 
-    private static final Pattern PAGE_NAME = Pattern.compile("page-[0-9a-z-]+\\.parquet");
 
     /**
      * Refuses a "page" request's "page" object unless it holds what EVENTS.md
@@ -144,7 +142,7 @@ public final class LaneRequests {
     /** {@code value} as a page file name ({@code page-[0-9a-z-]+.parquet}); refused otherwise. */
     private static String pageName(JsonNode value, String what) {
         String name = StrictJson.stringValue(value, what);
-        if (!PAGE_NAME.matcher(name).matches()) {
+        if (!PageRef.NAME.matcher(name).matches()) {
             throw new StrictJson.Refused(what + " is " + io.sparkjournal.journal.Shown.text(name)
                     + ", not a page file name (page-[0-9a-z-]+.parquet)");
         }

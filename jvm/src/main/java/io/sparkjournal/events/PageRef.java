@@ -50,7 +50,8 @@ public final class PageRef {
     public static final byte[] MAGIC = Constants.Magics.PAGE.getBytes(StandardCharsets.US_ASCII);
     public static final String PAGES = Constants.Paths.PAGES;
     public static final int HEAD_SIZE = 80;
-    private static final Pattern NAME = Pattern.compile("page-[0-9a-z-]+\\.parquet");
+    /** A page file's name (EVENTS.md, "PAGE records and page files"). */
+    static final Pattern NAME = Pattern.compile("page-[0-9a-z-]+\\.parquet");
 
     private final String name;
     private final long size;

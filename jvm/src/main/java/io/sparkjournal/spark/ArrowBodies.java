@@ -3,7 +3,6 @@ package io.sparkjournal.spark;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 
-import org.apache.arrow.flatbuf.MessageHeader;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.ForeignAllocation;
@@ -32,11 +31,7 @@ final class ArrowBodies {
 
     /** The body's record batch, loaded with the body's own schema. */
     static VectorSchemaRoot load(EventsBody body, BufferAllocator allocator) throws IOException {
-        IpcMessage message = body.batch();
-        if (message.headerType() != MessageHeader.RecordBatch) {
-            throw new IOException("an events record body holds a " + message.typeName()
-                    + " message where its record batch belongs");
-        }
+        IpcMessage message = body.batch();            // a RecordBatch: EventsBody.split checked it
         ByteBuffer bytes = message.body();
         ArrowBuf buffer;
         if (bytes.isDirect()) {

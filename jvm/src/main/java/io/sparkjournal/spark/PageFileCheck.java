@@ -46,19 +46,20 @@ final class PageFileCheck {
     /** The CRC, then the footer, of page {@code ref}'s {@code file} ({@code size} bytes, its record's). */
     static void check(Path file, String where, PageRef ref, List<String> eventsColumns, long size)
             throws IOException {
-        checkCrc(file, where, ref);
-        checkFooter(file, where, ref, eventsColumns, size);
-    }
-
-    private static void checkCrc(Path file, String where, PageRef ref) throws IOException {
-        CRC32C crc = new CRC32C();
-        ByteBuffer buffer = ByteBuffer.allocateDirect(1 << 20);
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            while (channel.read(buffer.clear()) > 0) {
-                crc.update(buffer.flip());
-            }
+            checkCrc(channel, where, ref);
+            checkFooter(channel, where, ref, eventsColumns, size);
         } catch (NoSuchFileException missing) {
             throw PageBatches.gone(where);
+        }
+    }
+
+    private static void checkCrc(FileChannel channel, String where, PageRef ref) throws IOException {
+        CRC32C crc = new CRC32C();
+        ByteBuffer buffer = ByteBuffer.allocateDirect(1 << 20);
+        long at = 0;
+        for (int read; (read = channel.read(buffer.clear(), at)) > 0; at += read) {
+            crc.update(buffer.flip());
         }
         if (crc.getValue() != ref.crc32c()) {
             throw new PageFileException(where + ": its CRC-32C is " + String.format("%#010x", crc.getValue())
@@ -77,7 +78,7 @@ final class PageFileCheck {
 
     /**
      * Fails with a {@link PageFileException} naming the file and each
-     * disagreement unless the Parquet footer of {@code file} ({@code size}
+     * disagreement unless the Parquet footer of the file on {@code channel} ({@code size}
      * bytes) is as EVENTS.md requires of a page file (reader requirements,
      * "damaged"), read from the footer alone, no data: the footer's row count
      * and its row groups' sum both {@code ref}'s rows; no column named twice;
@@ -89,11 +90,11 @@ final class PageFileCheck {
      * a prefix of {@code eventsColumns}. A footer that does not parse is
      * damage too. The Python reader's check is page_scan.footer_problems.
      */
-    private static void checkFooter(Path file, String where, PageRef ref, List<String> eventsColumns, long size)
-            throws IOException {
+    private static void checkFooter(FileChannel channel, String where, PageRef ref, List<String> eventsColumns,
+                                    long size) throws PageFileException {
         FileMetaData thrift;
         MessageType schema;
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+        try {
             if (size < 12) {
                 throw new IOException("it is " + size + " bytes, shorter than any Parquet file");
             }
@@ -119,8 +120,6 @@ final class PageFileCheck {
                         + " bytes");
             }
             schema = new ParquetMetadataConverter().fromParquetMetadata(thrift).getFileMetaData().getSchema();
-        } catch (NoSuchFileException missing) {
-            throw PageBatches.gone(where);
         } catch (IOException | RuntimeException bad) {
             throw new PageFileException(where + " does not read as the page its PAGE record names: its Parquet "
                     + "footer does not decode (" + bad + "); restore it from a backup", bad);

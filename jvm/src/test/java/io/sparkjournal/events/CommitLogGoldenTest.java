@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sparkjournal.GoldenCorpus;
 import io.sparkjournal.TempFolder;
 import io.sparkjournal.format.FormatVersionException;
 import io.sparkjournal.journal.CodePoints;
@@ -15,14 +16,12 @@ import io.sparkjournal.journal.StrictJson;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.stream.Stream;
 
 /**
  * The Java reader gives the golden commit log corpus's answers
@@ -186,21 +185,12 @@ public final class CommitLogGoldenTest {
 
     /** The corpus folder, from the system property. */
     static Path golden() {
-        String where = System.getProperty(GOLDEN);
-        isTrue(where != null, "-D" + GOLDEN + "=<checkout>/tests/golden/commit_log is not set");
-        Path folder = Paths.get(where);
-        isTrue(Files.isDirectory(folder), GOLDEN + " " + folder + " is not a folder");
-        return folder;
+        return GoldenCorpus.folder(GOLDEN, "tests/golden/commit_log");
     }
 
     /** The case folders of the corpus, by name. */
     private static List<String> cases() throws IOException {
-        try (Stream<Path> found = Files.list(golden())) {
-            List<String> names = found.filter(Files::isDirectory).map(path -> path.getFileName().toString())
-                    .sorted().toList();
-            isTrue(!names.isEmpty(), "no case in " + golden());
-            return names;
-        }
+        return GoldenCorpus.cases(golden(), Files::isDirectory);
     }
 
     private static JsonNode expected(String name) throws IOException {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sparkjournal.GoldenCorpus;
 import io.sparkjournal.TempFolder;
 import io.sparkjournal.events.PageRef;
 import io.sparkjournal.format.FormatVersionException;
@@ -335,21 +336,12 @@ public final class LaneGoldenTest {
 
     /** The corpus folder, from the system property. */
     static Path golden() {
-        String where = System.getProperty(GOLDEN);
-        isTrue(where != null, "-D" + GOLDEN + "=<checkout>/tests/golden/lanes is not set");
-        Path folder = Paths.get(where);
-        isTrue(Files.isDirectory(folder), GOLDEN + " " + folder + " is not a folder");
-        return folder;
+        return GoldenCorpus.folder(GOLDEN, "tests/golden/lanes");
     }
 
     /** The case folders of the corpus (those holding a lane), by name. */
     private static List<String> cases() throws IOException {
-        try (Stream<Path> found = Files.list(golden())) {
-            List<String> names = found.filter(path -> Files.isDirectory(path.resolve("lane")))
-                    .map(path -> path.getFileName().toString()).sorted().toList();
-            isTrue(!names.isEmpty(), "no case in " + golden());
-            return names;
-        }
+        return GoldenCorpus.cases(golden(), path -> Files.isDirectory(path.resolve("lane")));
     }
 
     private static JsonNode expected(String name) throws IOException {

@@ -5,6 +5,7 @@ import static io.sparkjournal.Expect.isTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import io.sparkjournal.GoldenCorpus;
 import io.sparkjournal.TempFolder;
 import io.sparkjournal.events.DeleteRequests;
 import io.sparkjournal.events.Deletions;
@@ -25,7 +26,6 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.stream.Stream;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.VarCharVector;
@@ -103,15 +103,11 @@ public final class PageGoldenTest {
     static final List<String> EVENTS = List.of("id", "payload");
 
     public static void testTheEventsCasesDeletionsVisibleRowsAndDamagedPagesReadAsStated() throws Exception {
-        String where = System.getProperty("sparkjournal.golden.lanes");
-        isTrue(where != null, "-Dsparkjournal.golden.lanes=<checkout>/tests/golden/lanes is not set");
+        Path corpus = GoldenCorpus.folder("sparkjournal.golden.lanes", "tests/golden/lanes");
         List<String> wrong = new ArrayList<>();
         int cases = 0;
-        List<Path> folders;
-        try (Stream<Path> found = Files.list(Paths.get(where))) {
-            folders = found.filter(path -> Files.isRegularFile(path.resolve("expected.json"))).sorted().toList();
-        }
-        for (Path folder : folders) {
+        for (String each : GoldenCorpus.cases(corpus, path -> Files.isRegularFile(path.resolve("expected.json")))) {
+            Path folder = corpus.resolve(each);
             JsonNode stated = JSON.readTree(Files.readAllBytes(folder.resolve("expected.json"))).get("events");
             if (stated == null) {
                 continue;
