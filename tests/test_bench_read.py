@@ -32,6 +32,16 @@ def test_a_skipped_row_keeps_its_name_and_target_and_says_why(tmp_path, capsys):
     assert entry["value"] is None and entry["pass"] is None and entry["target"] == 1.0
 
 
+def test_a_verdict_judges_the_ratio_as_the_json_shows_it(tmp_path):
+    # 0.49996 is shown as 0.5: the row meets a 0.5 target in the JSON and after reading it back
+    met = BenchResult("compaction vs copy", 1.0, "MB/s", 1.0, 0.5, "ratio", paired=0.49996)
+    missed = BenchResult("compaction vs copy", 1.0, "MB/s", 1.0, 0.5, "ratio", paired=0.49994)
+    print_report([met, missed], str(tmp_path / "rows.json"))
+    saved = json.loads((tmp_path / "rows.json").read_text())
+    assert [(row["ratio"], row["pass"]) for row in saved] == [(0.5, True), (0.4999, False)]
+    assert [BenchResult.from_json(row).passed for row in saved] == [True, False]
+
+
 def test_report_markdown_is_the_saved_rows_with_ratio_target_and_state(tmp_path, capsys):
     from sparkjournal.cli.main import main
     rows = [BenchResult("jvm vs parquet", 2.5, "rows/s", 2.0, 1.0, "ratio", "two lanes"),

@@ -93,6 +93,8 @@ class BenchResult:
     paired: float | None = None  # the median of per-round ratios, where rounds pair the two
     skipped: str = ""            # why the row was not measured in this run ("": it was)
 
+    RATIO_DIGITS, VALUE_DIGITS = 4, 3     # the JSON's (and the verdict's) rounding
+
     @property
     def ratio(self) -> float | None:
         """The paired ratio where the case measured one (each round ran the
@@ -108,11 +110,15 @@ class BenchResult:
 
     @property
     def passed(self) -> bool | None:
-        """Whether the target is met; None for a reported figure (no target)
-        and for a skipped row."""
+        """Whether the target is met by the figure as the JSON and the table
+        show it (rounded: a ratio shown as 0.5 meets a 0.5 target); None for a
+        reported figure (no target) and for a skipped row."""
         if self.reported or self.skipped:
             return None
-        measured = self.ratio if self.target_of in ("ratio", "max_ratio") else self.value
+        if self.target_of in ("ratio", "max_ratio"):
+            measured = None if self.ratio is None else round(self.ratio, self.RATIO_DIGITS)
+        else:
+            measured = None if self.value is None else round(self.value, self.VALUE_DIGITS)
         if measured is None:
             return False
         return measured <= self.target if self.target_of.startswith("max_") else measured >= self.target
@@ -128,9 +134,10 @@ class BenchResult:
 
     def as_json(self) -> dict:
         return {"name": self.name,
-                "value": None if self.value is None else round(self.value, 3), "unit": self.unit,
-                "baseline": None if self.baseline is None else round(self.baseline, 3),
-                "ratio": None if self.ratio is None else round(self.ratio, 4),
+                "value": None if self.value is None else round(self.value, self.VALUE_DIGITS),
+                "unit": self.unit,
+                "baseline": None if self.baseline is None else round(self.baseline, self.VALUE_DIGITS),
+                "ratio": None if self.ratio is None else round(self.ratio, self.RATIO_DIGITS),
                 "ratio_of": PAIRED if self.paired is not None else "value / baseline",
                 "target": None if self.reported else self.target, "target_of": self.target_of,
                 "pass": self.passed, "detail": self.detail, "skipped": self.skipped or None}
