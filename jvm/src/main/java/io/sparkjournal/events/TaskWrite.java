@@ -52,7 +52,7 @@ import java.util.logging.Logger;
  * are {@link SinkTaskException}s naming the batch, the host and the lane.
  *
  * <p>Not done here, but by the Python task writer: addressFullPolicy with a
- * size limit, large records, non-default modes (refused up front: such a write
+ * size limit, non-default modes (refused up front: such a write
  * must go through the Python task writer), carrying out the lane's pending
  * maintenance requests (EVENTS.md, "Lane requests": a writer that finds some
  * in its lane gives the lane up to maintenance and writes elsewhere,

@@ -15,11 +15,11 @@ import java.util.TreeMap;
  * of another kind is refused naming it. Each option is one of:
  * <ul>
  *   <li>the appender's own (fileSize, bufferSize, deviceBlockSize, maxIO,
- *       userVersion): given to {@link AppendConfig}; createDirs; laneIdleTimeout
+ *       userVersion, largeRecordSize): given to {@link AppendConfig}; createDirs; laneIdleTimeout
  *       (ns), how long an idle writer keeps its lane ({@link LaneWriters});</li>
  *   <li>one the JVM writer does not enforce yet, accepted only at the value
  *       that asks for nothing (maxSizeBytes and maxRootSizeBytes -1, so no
- *       addressFullPolicy can take effect; largeRecordSize 0; dirMode 0750;
+ *       addressFullPolicy can take effect; dirMode 0750;
  *       fileMode 0640): any other value is refused, naming every such
  *       option, and the Python task writer must be used;</li>
  *   <li>one that changes nothing a task writes ({@link #NO_EFFECT});</li>
@@ -30,7 +30,7 @@ import java.util.TreeMap;
 public record TaskWriteOptions(AppendConfig appendConfig, boolean createDirs, long laneIdleNanos) {
 
     private static final Set<String> APPENDER = Set.of("fileSize", "bufferSize", "deviceBlockSize",
-            "maxIO", "userVersion");
+            "maxIO", "userVersion", "largeRecordSize");
     /** Options that change nothing a task writes, or that the JVM honours otherwise
      *  (it always syncs; damage fails the task rather than going to attic/). */
     private static final Set<String> NO_EFFECT = Set.of("journalType",
@@ -44,7 +44,7 @@ public record TaskWriteOptions(AppendConfig appendConfig, boolean createDirs, lo
     private static final long IDLE_NANOS = 60_000_000_000L;
     /** Not enforced by the JVM writer: the one value each may have here. */
     private static final Map<String, Long> ONLY_AT = Map.of("maxSizeBytes", -1L,
-            "maxRootSizeBytes", -1L, "largeRecordSize", 0L, "dirMode", 0750L, "fileMode", 0640L);
+            "maxRootSizeBytes", -1L, "dirMode", 0750L, "fileMode", 0640L);
 
     /** The options of {@code resolved} (see the class); IllegalArgumentException names what
      *  is refused and why. */
@@ -79,8 +79,8 @@ public record TaskWriteOptions(AppendConfig appendConfig, boolean createDirs, lo
         }
         if (refused.length() > 0) {
             throw new IllegalArgumentException("the JVM task writer does not enforce the journal"
-                    + " options " + refused + " yet (size limits with addressFullPolicy, large"
-                    + " records, folder and file modes): write this journal with the Python task"
+                    + " options " + refused + " yet (size limits with addressFullPolicy,"
+                    + " folder and file modes): write this journal with the Python task"
                     + " writer (sparkjournal.spark.lane_writer), which does");
         }
         return new TaskWriteOptions(AppendConfig.fromOptions(appender), createDirs, idleNanos);

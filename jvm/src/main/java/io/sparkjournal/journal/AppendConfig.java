@@ -7,7 +7,7 @@ import java.util.Map;
  * What a {@link LaneAppender} needs to know of the journal's configuration,
  * with the defaults and checks the options have where they are declared once,
  * sparkjournal/config.py (fileSize, bufferSize, deviceBlockSize, maxIO,
- * userVersion). A value the journal could not work with is refused when the
+ * userVersion, largeRecordSize). A value the journal could not work with is refused when the
  * config is made, with an IllegalArgumentException naming the option (as
  * users spell it), the value and what it accepts.
  *
@@ -19,9 +19,11 @@ import java.util.Map;
  * @param blockSize    the write alignment (option deviceBlockSize): 512, 1024, 2048 or 4096
  * @param maxIO        1..4096; with bufferSize it makes the sync window
  * @param userVersion  the application's version (u32), carried in every header written
+ * @param largeRecordSize bodies above this go to the lane's large store (FORMAT.md, "Large
+ *                     records"); 0: only bodies whose record would not fit a data file
  */
 public record AppendConfig(long fileSize, int bufferSize, int blockSize, int maxIO,
-                           long userVersion) {
+                           long userVersion, long largeRecordSize) {
 
     public static final long DEFAULT_FILE_SIZE = 10L << 20;
     public static final int DEFAULT_BUFFER_SIZE = 490 << 10;
@@ -49,9 +51,29 @@ public record AppendConfig(long fileSize, int bufferSize, int blockSize, int max
         if (userVersion < 0 || userVersion > 0xFFFFFFFFL) {
             throw refused("userVersion", userVersion, "a whole number from 0 to 4294967295");
         }
+        if (largeRecordSize < 0) {
+            throw refused("largeRecordSize", largeRecordSize, "a size from 0 (0: only records"
+                    + " that do not fit a data file)");
+        }
     }
 
-    /** The declared defaults: 10 MiB files, a 490 KiB buffer, 512-byte blocks, maxIO 4. */
+    /** The defaults with {@code largeRecordSize} 0 (only bodies that do not fit a data file
+     *  go to the large store). */
+    public AppendConfig(long fileSize, int bufferSize, int blockSize, int maxIO, long userVersion) {
+        this(fileSize, bufferSize, blockSize, maxIO, userVersion, 0);
+    }
+
+    /** Whether a body of {@code bodyLength} bytes is stored as a large record: above
+     *  largeRecordSize when set, else when its record would not fit a data file. */
+    public boolean goesToLargeStore(long bodyLength) {
+        if (largeRecordSize > 0) {
+            return bodyLength > largeRecordSize;
+        }
+        return Layout.recordSize(bodyLength) > fileSize - Layout.FILE_HEADER_SIZE;
+    }
+
+    /** The declared defaults: 10 MiB files, a 490 KiB buffer, 512-byte blocks, maxIO 4,
+     *  largeRecordSize 0. */
     public static AppendConfig defaults() {
         return new AppendConfig(DEFAULT_FILE_SIZE, DEFAULT_BUFFER_SIZE, DEFAULT_BLOCK_SIZE,
                 DEFAULT_MAX_IO, 0);
@@ -59,7 +81,7 @@ public record AppendConfig(long fileSize, int bufferSize, int blockSize, int max
 
     /**
      * The defaults with {@code options} applied, by option name (fileSize,
-     * bufferSize, deviceBlockSize, maxIO, userVersion); each value an integer,
+     * bufferSize, deviceBlockSize, maxIO, userVersion, largeRecordSize); each value an integer,
      * already resolved from its unit text by the options' one definition.
      * Any other key is refused: a typo never falls back to a default.
      */
@@ -70,6 +92,7 @@ public record AppendConfig(long fileSize, int bufferSize, int blockSize, int max
         long blockSize = d.blockSize;
         long maxIO = d.maxIO;
         long userVersion = d.userVersion;
+        long largeRecordSize = d.largeRecordSize;
         for (Map.Entry<String, ?> option : options.entrySet()) {
             String key = option.getKey();
             long value = quantity(key, option.getValue());
@@ -79,14 +102,16 @@ public record AppendConfig(long fileSize, int bufferSize, int blockSize, int max
                 case "deviceBlockSize": blockSize = value; break;
                 case "maxIO": maxIO = value; break;
                 case "userVersion": userVersion = value; break;
+                case "largeRecordSize": largeRecordSize = value; break;
                 default:
                     throw new IllegalArgumentException("option " + key + " is not an option of"
                             + " the JVM appender (known: bufferSize, deviceBlockSize, fileSize,"
-                            + " maxIO, userVersion)");
+                            + " largeRecordSize, maxIO, userVersion)");
             }
         }
         return new AppendConfig(fileSize, narrow("bufferSize", bufferSize),
-                narrow("deviceBlockSize", blockSize), narrow("maxIO", maxIO), userVersion);
+                narrow("deviceBlockSize", blockSize), narrow("maxIO", maxIO), userVersion,
+                largeRecordSize);
     }
 
     /** Most bytes the writer may have written past its last completed sync: maxIO x bufferSize. */

@@ -17,8 +17,9 @@ import java.util.Map;
  * headers, rolls, ids, the sync window, "Reading: where data ends"), so a lane
  * it wrote is read, continued and maintained by any writer of the format,
  * Python's included. What it does not do (left to the Python writer, which
- * takes the same lane at another time): UPDATE/DELETE records, large
- * records, reclaiming or deleting files, finishing a compaction swap, moving
+ * takes the same lane at another time): UPDATE/DELETE records,
+ * reclaiming or deleting files (and the bodies of dead large records, and
+ * orphaned ones), finishing a compaction swap, moving
  * files to attic/, keeping minFiles files (it makes the next file in a thread
  * when a roll takes the last free one, {@link LanePool}).
  *
@@ -51,6 +52,10 @@ import java.util.Map;
  *       made durable keeps the transaction across crashes (prepared); one with
  *       neither is rolled back by the next writer's open.</li>
  * </ul>
+ * An ADD or ADD_TX body above largeRecordSize (or, with it 0, whose record
+ * would not fit a data file) is a large record: its body is stored durably
+ * in {@code large/} first ({@link LargeBodyWriter}), then its 24-byte
+ * reference is appended as above.
  * A failed write or sync stops the appender: every later call throws, and
  * everything acknowledged before is durable; open the lane again to go on.
  *
@@ -70,6 +75,7 @@ public final class LaneAppender implements AutoCloseable {
     private final LoadReport loadReport;
     private final List<Long> rolledBack;
     private final Map<Long, byte[]> prepared = new LinkedHashMap<>();   // tx id -> XID
+    private final LargeBodyWriter largeBodies;
 
     private LaneAppender(Path lane, AppendConfig config, AppendStart.Start start,
                          RecordWriter writer) {
@@ -79,6 +85,7 @@ public final class LaneAppender implements AutoCloseable {
         this.state = start.state();
         this.txs = OpenTxs.from(state);
         this.loadReport = start.report();
+        this.largeBodies = new LargeBodyWriter(lane);
         this.rolledBack = Collections.unmodifiableList(txs.unprepared());
         for (ReplayState.Tx tx : state.txs.values()) {
             if (tx.prepared) {
@@ -206,23 +213,29 @@ public final class LaneAppender implements AutoCloseable {
 
     private void append(int type, long recordId, long txId, int userType, ByteBuffer body,
                         boolean sync) throws IOException {
-        long size = Layout.recordSize(body.remaining());
+        if (userType < 0 || userType > 0xFFFF) {
+            throw new IllegalArgumentException("user record type " + userType + " is not 0..65535");
+        }
+        int flags = 0;
+        ByteBuffer bytes = body.duplicate();
+        if ((type == Layout.ADD || type == Layout.ADD_TX) && config.goesToLargeStore(bytes.remaining())) {
+            bytes = largeBodies.store(bytes);       // durable before its reference is appended
+            flags = Layout.FLAG_LARGE;
+        }
+        long size = Layout.recordSize(bytes.remaining());
         long limit = config.fileSize() - Layout.FILE_HEADER_SIZE;
         if (size > limit) {
             throw new JournalException("a " + Layout.typeName(type) + " record of " + size
                     + " bytes (a body of " + body.remaining() + ") does not fit a data file: at"
                     + " most fileSize - " + Layout.FILE_HEADER_SIZE + " = " + limit + " bytes;"
-                    + " the JVM appender writes no large records (store such a body with the"
-                    + " Python writer)");
+                    + " only ADD bodies go to the large store: raise fileSize");
         }
-        if (userType < 0 || userType > 0xFFFF) {
-            throw new IllegalArgumentException("user record type " + userType + " is not 0..65535");
-        }
-        ByteBuffer bytes = body.duplicate();
+        int recordFlags = flags;
+        ByteBuffer placed = bytes;
         writer.append((int) size, (buffer, position, fileId) -> {
             long count = type >= Layout.PREPARE ? txs.countIn(txId, fileId) : 0;
-            int end = RecordEncoder.encode(buffer, position, type, 0, userType,
-                    Layout.fileId32(fileId), recordId, txId, count, bytes);
+            int end = RecordEncoder.encode(buffer, position, type, recordFlags, userType,
+                    Layout.fileId32(fileId), recordId, txId, count, placed);
             applied(type, recordId, txId, fileId);
             return end;
         }, sync);

@@ -25,8 +25,8 @@ import java.util.TreeMap;
  * SPARKJOURNAL_CONF names (read on the driver), then the options given.
  *
  * <p>Journal options the JVM task writer does not enforce
- * ({@link TaskWriteOptions}: the size limits behind addressFullPolicy, large
- * records, folder and file modes off their defaults) are a
+ * ({@link TaskWriteOptions}: the size limits behind addressFullPolicy,
+ * folder and file modes off their defaults) are a
  * {@link JvmWriteRefusal} naming them: {@code writer=auto} then takes the
  * Python data source's writer, {@code writer=jvm} fails.
  */

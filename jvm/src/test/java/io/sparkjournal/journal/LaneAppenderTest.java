@@ -45,6 +45,24 @@ public final class LaneAppenderTest {
         }
     }
 
+    public static void testABodyThatDoesNotFitADataFileIsALargeRecordReadBackWhole()
+            throws Exception {
+        try (TempFolder temp = new TempFolder()) {
+            Path lane = temp.path().resolve("lane");
+            Map<Long, String> written = append(lane, 2, 20_000);     // files of 16 KiB
+            try (LaneSnapshot snapshot = LaneSnapshot.read(lane)) {
+                equal(written, bodies(snapshot), "large records read back");
+                equal(List.of(true, true), snapshot.records().stream().map(LiveRecord::isLarge)
+                        .toList(), "stored as large records");
+            }
+            try (var bodies = Files.list(lane.resolve(LargeBodies.FOLDER))) {
+                equal(2L, bodies.filter(f -> Files.isRegularFile(f)
+                        && f.getFileName().toString().matches("[0-9a-f]{16}\\.body")).count(),
+                        "one body file per record");
+            }
+        }
+    }
+
     public static void testFullFilesRollAndEachNamesTheFileWithDataBeforeItAndItsEnd()
             throws Exception {
         try (TempFolder temp = new TempFolder()) {
