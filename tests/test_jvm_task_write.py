@@ -322,10 +322,7 @@ def test_a_commit_log_with_another_log_id_is_refused_naming_both(tool, journal, 
     assert not os.path.exists(journal[0]), "nothing written"
 
 
-@pytest.mark.parametrize("option, value, named", [
-    ("maxSizeBytes", "1g", "maxSizeBytes=1073741824"),
-    ("maxRootSizeBytes", "10m", "maxRootSizeBytes=10485760"),
-    ("dirMode", "0700", "dirMode=0700")])
+@pytest.mark.parametrize("option, value, named", [("dirMode", "0700", "dirMode=0700")])
 def test_an_option_the_jvm_does_not_enforce_is_refused_naming_it(tool, journal, tmp_path,
                                                                  option, value, named):
     options = resolved({**PY_OPTIONS, option: value})

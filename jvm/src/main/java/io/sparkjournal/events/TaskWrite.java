@@ -51,8 +51,13 @@ import java.util.logging.Logger;
  * opener rolls it back. Failures
  * are {@link SinkTaskException}s naming the batch, the host and the lane.
  *
- * <p>Not done here, but by the Python task writer: addressFullPolicy with a
- * size limit, non-default modes (refused up front: such a write
+ * <p>A full lane ({@link FullLanes}, asked after the lane is taken and its
+ * decided PREPAREs ended, before the first record): FAIL fails the task with
+ * nothing appended; DROP appends nothing and the message counts the task's
+ * rows as dropped (tx null, as a Python task's); BLOCK gives the lane up and
+ * waits for space, then takes a lane again; PAGE writes on.
+ *
+ * <p>Not done here, but by the Python task writer: non-default modes (refused up front: such a write
  * must go through the Python task writer), carrying out the lane's pending
  * maintenance requests (EVENTS.md, "Lane requests": a writer that finds some
  * in its lane gives the lane up to maintenance and writes elsewhere,
@@ -64,7 +69,7 @@ public final class TaskWrite {
     /** User record type of event records (EVENTS.md, "EVENTS records": user type 1). */
     public static final int EVENTS = 1;
     /** A task of the sink could not write its part of a batch (SinkTaskError on the Python side). */
-    public static final class SinkTaskException extends EventsException {
+    public static class SinkTaskException extends EventsException {
         private static final long serialVersionUID = 1L;
 
         public SinkTaskException(String message, Throwable cause) {
@@ -100,6 +105,7 @@ public final class TaskWrite {
     private long bytes;
     private long appendNs;
     private boolean finished;             // prepared, or given up: the lane writer is gone
+    private boolean dropping;             // addressFullPolicy DROP on a full lane: rows counted only
 
     private TaskWrite(Plan plan, Identity identity, TaskWriteOptions options, Resolver resolver,
                       RootLanes.Opened opened, long epoch, String host, String where) {
@@ -171,35 +177,53 @@ public final class TaskWrite {
                     + error.getMessage(), error);
         }
         refuseForgotten(view, node, root, where);
-        RootLanes.Opened opened;
-        try {
-            opened = LaneWriters.take(root, host, options.appendConfig());
-        } catch (IOException | RuntimeException error) {
-            throw new SinkTaskException(where + ": cannot open a lane of " + plan.path() + ": "
-                    + error.getMessage(), error);
-        }
-        if (!opened.node().equals(node)) {
+        while (true) {
+            RootLanes.Opened opened;
             try {
-                refuseForgotten(view, opened.node(), root, where);      // a kept writer of a root since replaced
-            } catch (SinkTaskException refused) {
-                LaneWriters.drop(opened);
-                throw refused;
+                opened = LaneWriters.take(root, host, options.appendConfig());
+            } catch (IOException | RuntimeException error) {
+                throw new SinkTaskException(where + ": cannot open a lane of " + plan.path() + ": "
+                        + error.getMessage(), error);
+            }
+            if (!opened.node().equals(node)) {
+                try {
+                    refuseForgotten(view, opened.node(), root, where);  // a kept writer of a root since replaced
+                } catch (SinkTaskException refused) {
+                    LaneWriters.drop(opened);
+                    throw refused;
+                }
+            }
+            TaskWrite task = new TaskWrite(plan, identity, options, resolver, opened, epoch, host,
+                    where + ", lane " + opened.directory());
+            FullLanes.Verdict verdict;
+            try {
+                PreparedEnding.end(task.appender, opened.node(), opened.lane(), resolver);
+                verdict = FullLanes.admit(opened.root(), opened.directory(), options.limits(), where);
+            } catch (IOException | RuntimeException | Error failed) {
+                throw task.fail(failed);
+            }
+            if (verdict != FullLanes.Verdict.WAIT) {
+                task.dropping = verdict == FullLanes.Verdict.DROP;
+                return task;
+            }
+            task.finished = true;                 // BLOCK: the lane goes to maintenance meanwhile
+            LaneWriters.drop(opened);
+            try {
+                FullLanes.waitForSpace(opened.root(), opened.directory(), options.limits(), where);
+            } catch (IOException failed) {
+                throw new SinkTaskException(failed.getMessage(), failed);
             }
         }
-        TaskWrite task = new TaskWrite(plan, identity, options, resolver, opened, epoch, host,
-                where + ", lane " + opened.directory());
-        try {
-            PreparedEnding.end(task.appender, opened.node(), opened.lane(), resolver);
-        } catch (IOException | RuntimeException | Error failed) {
-            throw task.fail(failed);
-        }
-        return task;
     }
 
     /** Appends one body to the task's transaction (begun by the first body with rows). */
     public void append(Body body) throws IOException {
         if (body.rows() <= 0) {
             return;                               // no piece is empty (EVENTS.md, "Pieces")
+        }
+        if (dropping) {
+            rows += body.rows();                  // written nowhere: the message counts them
+            return;
         }
         try {
             long started = System.nanoTime();
@@ -235,6 +259,9 @@ public final class TaskWrite {
         }
         finished = true;
         LaneWriters.give(opened, options.appendConfig(), options.laneIdleNanos());
+        if (dropping) {
+            return rows == 0 ? null : message(written, done);
+        }
         return tx == 0 ? null : message(written, done);
     }
 
@@ -287,15 +314,15 @@ public final class TaskWrite {
         message.put(Constants.EntryTx.HOST, host);
         message.put(Constants.EntryTx.ROOT, opened.root().toString());
         message.put(Constants.EntryTx.LANE, opened.lane());
-        message.put(Constants.EntryTx.TX, tx);
+        message.put(Constants.EntryTx.TX, dropping ? null : tx);
         message.put(Constants.EntryTx.RECORDS, records);
-        message.put(Constants.EntryTx.ROWS, rows);
+        message.put(Constants.EntryTx.ROWS, dropping ? 0L : rows);
         message.put(Constants.EntryTx.BYTES, bytes);
         message.put("partition", identity.partition());
         message.put("attempt", identity.attempt());
         message.put("write_ms", appendNs / 1e6);
-        message.put("prepare_ms", (done - written) / 1e6);
-        message.put("dropped", 0L);
+        message.put("prepare_ms", dropping ? 0.0 : (done - written) / 1e6);
+        message.put("dropped", dropping ? rows : 0L);
         message.put("epoch", epoch);
         return message;
     }

@@ -17,17 +17,19 @@ import java.util.TreeMap;
  *   <li>the appender's own (fileSize, bufferSize, deviceBlockSize, maxIO,
  *       userVersion, largeRecordSize): given to {@link AppendConfig}; createDirs; laneIdleTimeout
  *       (ns), how long an idle writer keeps its lane ({@link LaneWriters});</li>
+ *   <li>the size limits and what a full lane does (maxSizeBytes,
+ *       maxRootSizeBytes, addressFullPolicy): {@link FullLanes.Limits};</li>
  *   <li>one the JVM writer does not enforce yet, accepted only at the value
- *       that asks for nothing (maxSizeBytes and maxRootSizeBytes -1, so no
- *       addressFullPolicy can take effect; dirMode 0750;
- *       fileMode 0640): any other value is refused, naming every such
- *       option, and the Python task writer must be used;</li>
+ *       that asks for nothing (dirMode 0750; fileMode 0640): any other value
+ *       is refused, naming every such option, and the Python task writer must
+ *       be used;</li>
  *   <li>one that changes nothing a task writes ({@link #NO_EFFECT});</li>
  *   <li>anything else is refused: an option added to config.py is refused
  *       here until it is placed in one of these sets.</li>
  * </ul>
  */
-public record TaskWriteOptions(AppendConfig appendConfig, boolean createDirs, long laneIdleNanos) {
+public record TaskWriteOptions(AppendConfig appendConfig, boolean createDirs, long laneIdleNanos,
+                               FullLanes.Limits limits) {
 
     private static final Set<String> APPENDER = Set.of("fileSize", "bufferSize", "deviceBlockSize",
             "maxIO", "userVersion", "largeRecordSize");
@@ -37,14 +39,15 @@ public record TaskWriteOptions(AppendConfig appendConfig, boolean createDirs, lo
             "syncTransactional", "syncNonTransactional", "datasync", "minFiles", "poolFiles",
             "bufferTimeout", "compactMinFiles", "compactPercentage", "checksum",
             "checkForCorruptFiles", "archive", "archiveDirectory", "lockWait", "recover",
-            "retention", "addressFullPolicy", "pageSizeBytes", "maintenancePriority",
+            "retention", "pageSizeBytes", "maintenancePriority",
             "maintenanceBytesPerSecond", "commitLogCheckpointInterval", "commitLogRetainBatches",
             "commitLogRetainTime", "undecidedWarnAfter");
+    /** addressFullPolicy's values, as config.py resolves them (upper case). */
+    private static final Set<String> POLICIES = Set.of("PAGE", "BLOCK", "DROP", "FAIL");
     /** laneIdleTimeout's default, ns: how long an idle writer keeps its lane (LaneWriters). */
     private static final long IDLE_NANOS = 60_000_000_000L;
     /** Not enforced by the JVM writer: the one value each may have here. */
-    private static final Map<String, Long> ONLY_AT = Map.of("maxSizeBytes", -1L,
-            "maxRootSizeBytes", -1L, "dirMode", 0750L, "fileMode", 0640L);
+    private static final Map<String, Long> ONLY_AT = Map.of("dirMode", 0750L, "fileMode", 0640L);
 
     /** The options of {@code resolved} (see the class); IllegalArgumentException names what
      *  is refused and why. */
@@ -53,6 +56,9 @@ public record TaskWriteOptions(AppendConfig appendConfig, boolean createDirs, lo
         StringBuilder refused = new StringBuilder();
         boolean createDirs = true;
         long idleNanos = IDLE_NANOS;
+        long maxSize = -1;
+        long maxRootSize = -1;
+        String policy = FullLanes.Limits.NONE.policy();
         for (Map.Entry<String, ?> option : new TreeMap<>(resolved).entrySet()) {
             String key = option.getKey();
             Object value = option.getValue();
@@ -64,6 +70,15 @@ public record TaskWriteOptions(AppendConfig appendConfig, boolean createDirs, lo
                             .append(key.endsWith("Mode") ? "0" + Long.toOctalString(integer(key, value))
                                     : value);
                 }
+            } else if (key.equals("maxSizeBytes")) {
+                maxSize = integer(key, value);
+            } else if (key.equals("maxRootSizeBytes")) {
+                maxRootSize = integer(key, value);
+            } else if (key.equals("addressFullPolicy")) {
+                if (!(value instanceof String name) || !POLICIES.contains(name)) {
+                    throw unresolved(key, value);
+                }
+                policy = name;
             } else if (key.equals("laneIdleTimeout")) {
                 idleNanos = integer(key, value);
             } else if (key.equals("createDirs")) {
@@ -79,11 +94,11 @@ public record TaskWriteOptions(AppendConfig appendConfig, boolean createDirs, lo
         }
         if (refused.length() > 0) {
             throw new IllegalArgumentException("the JVM task writer does not enforce the journal"
-                    + " options " + refused + " yet (size limits with addressFullPolicy,"
-                    + " folder and file modes): write this journal with the Python task"
+                    + " options " + refused + " yet (folder and file modes): write this journal with the Python task"
                     + " writer (sparkjournal.spark.lane_writer), which does");
         }
-        return new TaskWriteOptions(AppendConfig.fromOptions(appender), createDirs, idleNanos);
+        return new TaskWriteOptions(AppendConfig.fromOptions(appender), createDirs, idleNanos,
+                new FullLanes.Limits(maxSize, maxRootSize, policy));
     }
 
     private static long integer(String key, Object value) {

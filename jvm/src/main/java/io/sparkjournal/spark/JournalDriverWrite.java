@@ -8,6 +8,7 @@ import io.sparkjournal.events.Decision;
 import io.sparkjournal.events.DriverCommit;
 import io.sparkjournal.events.LogCheckpointer;
 import io.sparkjournal.events.Resolver;
+import io.sparkjournal.format.Constants;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -140,8 +141,24 @@ final class JournalDriverWrite implements BatchWrite, StreamingWrite {
                 return;
             }
             Decision decision = DriverCommit.commit(log, query, batch, written);
-            LOG.info("batch " + batch + " of query " + query + ": " + decision.rows() + " rows from "
-                    + written.size() + " JVM tasks committed (epoch " + decision.epoch() + ")");
+            long dropped = 0;
+            List<String> droppedLanes = new ArrayList<>();
+            for (Map<String, Object> message : written) {
+                long rows = ((Number) message.getOrDefault("dropped", 0L)).longValue();
+                if (message.get(Constants.EntryTx.TX) == null && rows > 0) {
+                    dropped += rows;
+                    droppedLanes.add(message.get(Constants.EntryTx.ROOT) + "/"
+                            + message.get(Constants.EntryTx.LANE));
+                }
+            }
+            String line = "batch " + batch + " of query " + query + ": " + decision.rows() + " rows from "
+                    + written.size() + " JVM tasks committed (epoch " + decision.epoch() + ")";
+            if (dropped > 0) {
+                LOG.warning(line + "; " + dropped + " rows DROPPED: lanes full ("
+                        + String.join(", ", droppedLanes) + "; addressFullPolicy DROP)");
+            } else {
+                LOG.info(line);
+            }
             checkpointAfterDecision(log);
         } catch (IOException error) {
             throw new UncheckedIOException(error.getMessage(), error);
