@@ -198,9 +198,8 @@ SINK = OptionTable(
                              ("JVM", "tasks write in the executor JVM, no Python worker"))),
            "AUTO",
            "who writes a batch's rows on the executors: jvm needs the JVM connector "
-           "(a JDK) and refuses, before any task, journal options it does not enforce "
-           "(maxSizeBytes, maxRootSizeBytes, largeRecordSize, dirMode, fileMode off their "
-           "defaults) and columns it cannot convert; in JournalSink auto takes jvm where the "
+           "(a JDK), enforces every journal option as python does, and refuses, before any "
+           "task, columns it cannot convert; in JournalSink auto takes jvm where the "
            "session has the connector and jvm would not refuse, else python, and the query's "
            "first batch logs which and why (small batches are still written by the driver); "
            "in format(\"sparkjournal\") writers with the connector, jvm is its own write, "

@@ -8,8 +8,9 @@ real local Spark and real files, against the Python writer it stands in for:
   given a decided batch write nothing either);
 * the same rows written by either writer read back equal, values and schema
   (timestamps, nulls, strings, a struct, an array);
-* a journal option the JVM does not enforce fails the batch on the driver,
-  naming the option and the Python writer, before any job or lane file;
+* a column the JVM cannot convert fails the batch on the driver, naming
+  its type, before any job or lane file; every journal option keeps auto's
+  JVM tasks;
 * a task failing after its appends or after its PREPARE (first attempt) is
   retried and the batch lands exactly once;
 * the connector missing from the session, and writer=jvm given to the
@@ -126,20 +127,21 @@ def test_jvm_and_python_writers_read_back_equal_values_and_schema(jvm_spark, tmp
     assert jvm.column("key").null_count == 1000 and jvm.column("amount").null_count == 429
 
 
-def test_option_jvm_does_not_enforce_fails_batch_on_driver_before_any_job(jvm_spark, tmp_path):
+def test_a_column_the_jvm_cannot_convert_fails_the_batch_on_driver_before_any_job(jvm_spark,
+                                                                                   tmp_path):
     spark = jvm_spark
     path = str(tmp_path / "journal")
-    sink = JournalSink(path, txnAppId="q", writer="jvm", smallBatchRows=0, maxSizeBytes="1g")
+    sink = JournalSink(path, txnAppId="q", writer="jvm", smallBatchRows=0)
     context = spark.sparkContext
-    context.setJobGroup("refused-jvm-option", "a refused option runs no job")
+    context.setJobGroup("refused-jvm-option", "a refused column runs no job")
     try:
-        with pytest.raises(JvmSinkError) as caught:
-            sink(events(spark, 0, 100), 0)
+        with pytest.raises(Exception) as caught:     # the schema's Arrow conversion refuses it
+            sink(events(spark, 0, 100).selectExpr("*", "make_ym_interval(1, 2) as span"), 0)
     finally:
         context.setLocalProperty("spark.jobGroup.id", None)
     message = str(caught.value)
-    assert "maxSizeBytes=1073741824" in message and "Python task writer" in message, message
-    assert "batch 0 of query q" in message and "\tat " not in message, message
+    assert "UNSUPPORTED_DATA_TYPE_FOR_ARROW_CONVERSION" in message, message
+    assert "YearMonthIntervalType" in message, message
     assert context.statusTracker().getJobIdsForGroup("refused-jvm-option") == []
     assert lanes_of(path) == [] and CommitLog(os.path.join(path, "_commits")).batches("q") == []
 
@@ -186,18 +188,18 @@ def test_jvm_writer_without_the_connector_names_what_is_needed():
         jvm_sink.jvm_writer(Frame())
 
 
-def test_auto_writer_takes_python_workers_where_the_jvm_would_refuse_an_option_and_says_why(
-        jvm_spark, tmp_path, caplog):
+def test_auto_writer_keeps_jvm_tasks_for_every_journal_option_and_says_so(jvm_spark, tmp_path,
+                                                                          caplog):
     spark = jvm_spark
     path = str(tmp_path / "journal")
-    sink = JournalSink(path, txnAppId="q", smallBatchRows=0, maxSizeBytes="1g")
+    sink = JournalSink(path, txnAppId="q", smallBatchRows=0, maxSizeBytes="1g",
+                       maxRootSizeBytes="2g", addressFullPolicy="BLOCK", largeRecordSize="64k")
     with caplog.at_level(logging.INFO, logger="sparkjournal.sink"):
         sink(events(spark, 0, 100), 0)
     assert ids_of(path) == list(range(100))
-    assert [(m.jvm, m.tasks) for m in sink.history] == [(False, 2)]
+    assert [(m.jvm, m.tasks) for m in sink.history] == [(True, 2)]
     start = [r.getMessage() for r in caplog.records if r.name == "sparkjournal.sink"][0]
-    assert "writer=python (auto: the JVM task writer would refuse this query: " in start, start
-    assert "maxSizeBytes=1073741824" in start, start
+    assert "writer=jvm (auto: executor tasks write in the JVM" in start, start
 
 
 def test_auto_writer_without_the_connector_takes_python_workers_naming_what_is_missing():

@@ -7,14 +7,18 @@ SQL status store keeps: its AppendData node's write is "sparkjournal JVM write i
 <path>" (JournalWrite.description)."""
 from __future__ import annotations
 
+import glob
 import json
+import logging
 import os
+import stat
 import time
 
 import pytest
 
 pytest.importorskip("pyspark")
 
+from sparkjournal import JournalSink  # noqa: E402
 from sparkjournal.events.commit_log import CommitLog, Decision  # noqa: E402
 from sparkjournal.events.log_state import LogState  # noqa: E402
 from sparkjournal.events.log_view import build  # noqa: E402
@@ -111,23 +115,69 @@ def test_jvm_and_python_writers_store_the_same_rows_and_schema(jvm_spark, tmp_pa
     assert tables[0][2].equals(tables[1][2]), (tables[0][2], tables[1][2])
 
 
-def test_auto_hands_a_write_the_jvm_cannot_make_to_the_python_writer(jvm_spark, tmp_path):
-    """maxSizeBytes (not enforced by the JVM task writer): writer=auto writes through
-    the Python data source's writer, which enforces it, instead of failing."""
+def test_auto_keeps_the_jvm_write_for_size_limits_and_large_records(jvm_spark, tmp_path):
+    """Every journal option is the JVM writer's own: writer=auto never hands a write
+    to the Python data source's writer because of one (here a size limit with its
+    policy and largeRecordSize, whose bodies land in large/)."""
     path = str(tmp_path / "journal")
-    events(jvm_spark, 0, 50).write.format("sparkjournal").mode("append") \
-        .option("maxSizeBytes", "1g").save(path)
-    assert JVM_WRITE not in last_plan(jvm_spark)
-    assert ids_of(path) == list(range(50))
+    events(jvm_spark, 0, 2000).write.format("sparkjournal").mode("append") \
+        .option("maxSizeBytes", "1g").option("addressFullPolicy", "fail") \
+        .option("largeRecordSize", "1k").save(path)
+    assert JVM_WRITE in last_plan(jvm_spark), last_plan(jvm_spark)
+    assert ids_of(path) == list(range(2000))
+    assert glob.glob(os.path.join(path, "lane-*", "large", "*.body")), "bodies above 1k"
+
+
+def modes_under(root: str) -> dict[str, str]:
+    """{path relative to ``root`` ("." for it): its permission bits, octal}."""
+    found = {".": oct(stat.S_IMODE(os.stat(root).st_mode))}
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = os.path.join(folder, name)
+            found[os.path.relpath(path, root)] = oct(stat.S_IMODE(os.lstat(path).st_mode))
+    return found
+
+
+def test_auto_writes_dir_mode_and_file_mode_in_the_jvm(jvm_spark, tmp_path, caplog):
+    """dirMode / fileMode are the JVM writer's own (DiskModes): writer=auto keeps the JVM
+    write, whose tasks and driver create every folder and file with them (0700 / 0600 come
+    out exact under the umask 022 of the Spark session's JVM); the root made beforehand keeps its
+    0755. The foreachBatch sink's auto takes its JVM tasks for them too."""
+    path = str(tmp_path / "journal")
+    os.mkdir(path)
+    os.chmod(path, 0o755)
+    events(jvm_spark, 0, 200).write.format("sparkjournal").mode("append") \
+        .option("dirMode", "0700").option("fileMode", "0600").save(path)
+    assert JVM_WRITE in last_plan(jvm_spark), last_plan(jvm_spark)
+    assert ids_of(path) == list(range(200))
+    found = modes_under(path)
+    query = next(iter(entries(path)))
+    for made in ("NODE_ID", "lane-000", "lane-000/journal.lock", "lane-000/files.lock",
+                 "_commits", "_commits/LOG_ID", "_commits/schema.arrow",
+                 f"_commits/{query}/{0:020d}.json"):
+        assert made in found, f"{made} was not created: {sorted(found)}"
+    assert found.pop(".") == "0o755", "the existing root is not chmod-ed"
+    wrong = {p: m for p, m in found.items()
+             if m != ("0o700" if os.path.isdir(os.path.join(path, p)) else "0o600")}
+    assert not wrong, f"expected folders 0700 and files 0600, found {wrong}"
+    sunk = str(tmp_path / "sunk")
+    sink = JournalSink(sunk, txnAppId="q", smallBatchRows=0, dirMode="0700", fileMode="0600")
+    with caplog.at_level(logging.INFO, logger="sparkjournal.sink"):
+        sink(events(jvm_spark, 0, 100), 0)
+    start = [r.getMessage() for r in caplog.records if r.name == "sparkjournal.sink"][0]
+    assert "writer=jvm (auto: executor tasks write in the JVM" in start, start
+    assert ids_of(sunk) == list(range(100))
+    assert modes_under(sunk)[os.path.join("lane-000", "journal.lock")] == "0o600"
 
 
 def test_refused_options_schemas_and_overwrite_fail_before_any_row_is_written(jvm_spark,
                                                                               tmp_path):
     path = str(tmp_path / "journal")
-    with pytest.raises(Exception, match=r"writer=jvm\) cannot write into .*maxSizeBytes=1073741824"
+    with pytest.raises(Exception, match=r"writer=jvm\) cannot write into .*its commit log "
+                                        r"hdfs://nowhere:9000/log is not on a local path"
                                         r".*set it to python"):
         events(jvm_spark, 0, 10).write.format("sparkjournal").mode("append") \
-            .option("writer", "jvm").option("maxSizeBytes", "1g").save(path)
+            .option("writer", "jvm").option("commitLog", "hdfs://nowhere:9000/log").save(path)
     with pytest.raises(Exception, match=r"option fileSize='64q' is not valid"):
         events(jvm_spark, 0, 10).write.format("sparkjournal").mode("append") \
             .option("fileSize", "64q").save(path)

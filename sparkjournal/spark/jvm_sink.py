@@ -7,11 +7,11 @@ messages the JVM tasks return are ``TaskMessage``s field for field.
 
 The plan crosses py4j as JSON, its journal options RESOLVED
 (``dataclasses.asdict`` of the JournalConfig: the JVM never parses "64k" again).
-The JVM refuses, before any task runs, journal options it does not enforce
-(size limits behind addressFullPolicy, large records, other folder or file
-modes) and column types it cannot convert; those journals need
-writer="python". Every failure - a refused option, a task that failed its
-last attempt, the connector missing from the session - is a
+The JVM enforces every journal option Python's tasks do (size limits with
+addressFullPolicy, large records, dirMode and fileMode: they travel with the
+resolved options) and refuses, before any task runs, column types it cannot
+convert; those batches need writer="python". Every failure - a refused option, a task
+that failed its last attempt, the connector missing from the session - is a
 ``JvmSinkError`` whose message is the JVM's, without its stack frames (a
 query stopped meanwhile must still be told from a failure by Spark's regular
 expression over the error's text, small_batch.py).

@@ -37,9 +37,9 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * to a temporary file beside it and synced, the temporary file is hard-linked
  * to the entry's name (the link fails if the name exists) and removed, and the
  * folder synced. A name already taken is a {@link BatchTakenException} saying
- * who took it and what to do. Folders are made with
- * the default dirMode and files with the default fileMode (the JVM writer
- * refuses other modes before it writes anything).
+ * who took it and what to do. Folders and files are made with the modes
+ * {@link DiskModes#forPath} gives them: the journal's dirMode and fileMode for
+ * a log under a root its writer registered, else the defaults.
  *
  * <p>Crash behaviour: killed before the link, no entry exists (a
  * {@code *.tmp} file may be left; retention removes it); after the link, the
@@ -220,27 +220,14 @@ public final class CommitLogWriter {
     }
 
     private static Path temporary(Path path) throws IOException {
-        makeDirs(path.getParent());
+        DiskModes.makeDirs(path.getParent());
         return path.resolveSibling(path.getFileName() + "." + UUID.randomUUID().toString()
                 .replace("-", "") + ".tmp");
     }
 
-    private static void makeDirs(Path folder) throws IOException {
-        if (!Files.isDirectory(folder)) {
-            makeDirs(folder.toAbsolutePath().getParent());
-            try {
-                Files.createDirectory(folder, DiskModes.DIR_MODE);
-            } catch (FileAlreadyExistsException raced) {
-                if (!Files.isDirectory(folder)) {
-                    throw raced;
-                }
-            }
-        }
-    }
-
     private static void write(Path tmp, byte[] data) throws IOException {
         try (FileChannel channel = FileChannel.open(tmp, java.util.Set.of(StandardOpenOption.CREATE_NEW,
-                StandardOpenOption.WRITE), DiskModes.FILE_MODE)) {
+                StandardOpenOption.WRITE), DiskModes.fileAttribute(tmp))) {
             ByteBuffer buffer = ByteBuffer.wrap(data);
             while (buffer.hasRemaining()) {
                 channel.write(buffer);

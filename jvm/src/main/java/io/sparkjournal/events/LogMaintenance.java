@@ -97,7 +97,7 @@ public final class LogMaintenance {
         Path folder = Paths.get(log.base(), Checkpoints.FOLDER);
         try {
             if (!Files.isDirectory(folder)) {
-                Files.createDirectories(folder, DiskModes.DIR_MODE);
+                DiskModes.makeDirs(folder);
             }
             return LaneWriterLock.tryAcquire(folder, LOCK_FILE);
         } catch (IOException error) {

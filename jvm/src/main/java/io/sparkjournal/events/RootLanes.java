@@ -54,8 +54,9 @@ import java.util.regex.Pattern;
  * Each open of a skipped lane loads it again (and warns again): a JVM keeps
  * its writers across tasks ({@link LaneWriters}), so that is rare.
  *
- * <p>Modes: folders are made 0750 and files 0640 (less the umask), the
- * defaults of every sparkjournal writer; the caller refuses other dirMode/fileMode values.
+ * <p>Modes: folders and files are made with the journal's dirMode and
+ * fileMode (less the umask) that the caller registered for the root
+ * ({@link DiskModes#use}; else 0750 / 0640); an existing folder or file keeps its own.
  *
  * <p>Crash behaviour: the writer lock dies with the process; a lane folder
  * made and never written is an empty lane (FORMAT.md); NODE_ID is
@@ -141,11 +142,11 @@ public final class RootLanes {
         if (existing != null) {
             return existing;
         }
-        Files.createDirectories(root, DiskModes.DIR_MODE);
+        DiskModes.makeDirs(root);
         String ident = hex() + "@" + host;
         Path tmp = root.resolve("." + NodeIds.FILE + "." + hex() + ".tmp");
         try (FileChannel out = FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE_NEW,
-                StandardOpenOption.WRITE), DiskModes.FILE_MODE)) {
+                StandardOpenOption.WRITE), DiskModes.fileAttribute(tmp))) {
             out.write(java.nio.ByteBuffer.wrap((ident + "\n").getBytes(StandardCharsets.UTF_8)));
             out.force(true);
         }
@@ -181,7 +182,7 @@ public final class RootLanes {
                         + "by the folder it points to, or remove it");
             }
             try {
-                Files.createDirectory(lane, DiskModes.DIR_MODE);
+                DiskModes.makeDir(lane);
             } catch (FileAlreadyExistsException exists) {
                 if (number + 1 < MAX_LANES && avoid.test(lane)) {
                     continue;                            // passed over while a later lane can be had
@@ -224,7 +225,7 @@ public final class RootLanes {
             throw new EventsException("journal root " + root + " does not exist and createDirs "
                     + "is false; create it or set createDirs=true");
         }
-        Files.createDirectories(root, DiskModes.DIR_MODE);
+        DiskModes.makeDirs(root);
     }
 
 

@@ -1,6 +1,7 @@
 package io.sparkjournal.events;
 
 import io.sparkjournal.format.Constants;
+import io.sparkjournal.journal.DiskModes;
 import io.sparkjournal.journal.LaneAppender;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -57,8 +58,12 @@ import java.util.logging.Logger;
  * rows as dropped (tx null, as a Python task's); BLOCK gives the lane up and
  * waits for space, then takes a lane again; PAGE writes on.
  *
- * <p>Not done here, but by the Python task writer: non-default modes (refused up front: such a write
- * must go through the Python task writer), carrying out the lane's pending
+ * <p>Modes: the task registers its node root with the write's dirMode and
+ * fileMode ({@link DiskModes#use}) before it makes
+ * anything there: the root, NODE_ID, lanes, locks, data files and large
+ * bodies get them.
+ *
+ * <p>Not done here, but by the Python task writer: carrying out the lane's pending
  * maintenance requests (EVENTS.md, "Lane requests": a writer that finds some
  * in its lane gives the lane up to maintenance and writes elsewhere,
  * {@link LaneWriters}; readers apply pending deletes meanwhile).
@@ -170,6 +175,7 @@ public final class TaskWrite {
         String node;
         try {
             root = RootLanes.resolveRoot(plan.path(), host, executorId);
+            DiskModes.use(root, options.modes());             // before anything is made there
             RootLanes.ensureRoot(root, options.createDirs());
             node = NodeIds.read(root);
         } catch (IOException | RuntimeException error) {

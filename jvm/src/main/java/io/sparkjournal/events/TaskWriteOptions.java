@@ -1,6 +1,7 @@
 package io.sparkjournal.events;
 
 import io.sparkjournal.journal.AppendConfig;
+import io.sparkjournal.journal.DiskModes;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -15,21 +16,21 @@ import java.util.TreeMap;
  * of another kind is refused naming it. Each option is one of:
  * <ul>
  *   <li>the appender's own (fileSize, bufferSize, deviceBlockSize, maxIO,
- *       userVersion, largeRecordSize): given to {@link AppendConfig}; createDirs; laneIdleTimeout
- *       (ns), how long an idle writer keeps its lane ({@link LaneWriters});</li>
+ *       userVersion, largeRecordSize): given to {@link AppendConfig};
+ *       createDirs; laneIdleTimeout (ns), how long an idle writer keeps its
+ *       lane ({@link LaneWriters}); dirMode and fileMode, the
+ *       {@link DiskModes} of what the task creates;</li>
  *   <li>the size limits and what a full lane does (maxSizeBytes,
  *       maxRootSizeBytes, addressFullPolicy): {@link FullLanes.Limits};</li>
- *   <li>one the JVM writer does not enforce yet, accepted only at the value
- *       that asks for nothing (dirMode 0750; fileMode 0640): any other value
- *       is refused, naming every such option, and the Python task writer must
- *       be used;</li>
  *   <li>one that changes nothing a task writes ({@link #NO_EFFECT});</li>
  *   <li>anything else is refused: an option added to config.py is refused
  *       here until it is placed in one of these sets.</li>
  * </ul>
+ * So the JVM task writer enforces every journal option the Python task
+ * writer does.
  */
 public record TaskWriteOptions(AppendConfig appendConfig, boolean createDirs, long laneIdleNanos,
-                               FullLanes.Limits limits) {
+                               DiskModes modes, FullLanes.Limits limits) {
 
     private static final Set<String> APPENDER = Set.of("fileSize", "bufferSize", "deviceBlockSize",
             "maxIO", "userVersion", "largeRecordSize");
@@ -46,14 +47,11 @@ public record TaskWriteOptions(AppendConfig appendConfig, boolean createDirs, lo
     private static final Set<String> POLICIES = Set.of("PAGE", "BLOCK", "DROP", "FAIL");
     /** laneIdleTimeout's default, ns: how long an idle writer keeps its lane (LaneWriters). */
     private static final long IDLE_NANOS = 60_000_000_000L;
-    /** Not enforced by the JVM writer: the one value each may have here. */
-    private static final Map<String, Long> ONLY_AT = Map.of("dirMode", 0750L, "fileMode", 0640L);
 
     /** The options of {@code resolved} (see the class); IllegalArgumentException names what
      *  is refused and why. */
     public static TaskWriteOptions of(Map<String, ?> resolved) {
         Map<String, Object> appender = new TreeMap<>();
-        StringBuilder refused = new StringBuilder();
         boolean createDirs = true;
         long idleNanos = IDLE_NANOS;
         long maxSize = -1;
@@ -64,12 +62,6 @@ public record TaskWriteOptions(AppendConfig appendConfig, boolean createDirs, lo
             Object value = option.getValue();
             if (APPENDER.contains(key)) {
                 appender.put(key, integer(key, value));
-            } else if (ONLY_AT.containsKey(key)) {
-                if (integer(key, value) != ONLY_AT.get(key)) {
-                    refused.append(refused.length() == 0 ? "" : ", ").append(key).append('=')
-                            .append(key.endsWith("Mode") ? "0" + Long.toOctalString(integer(key, value))
-                                    : value);
-                }
             } else if (key.equals("maxSizeBytes")) {
                 maxSize = integer(key, value);
             } else if (key.equals("maxRootSizeBytes")) {
@@ -79,6 +71,8 @@ public record TaskWriteOptions(AppendConfig appendConfig, boolean createDirs, lo
                     throw unresolved(key, value);
                 }
                 policy = name;
+            } else if (key.equals("dirMode") || key.equals("fileMode")) {
+                integer(key, value);                       // checked by DiskModes.fromOptions
             } else if (key.equals("laneIdleTimeout")) {
                 idleNanos = integer(key, value);
             } else if (key.equals("createDirs")) {
@@ -92,13 +86,8 @@ public record TaskWriteOptions(AppendConfig appendConfig, boolean createDirs, lo
                         + " (config.py JOURNAL) only");
             }
         }
-        if (refused.length() > 0) {
-            throw new IllegalArgumentException("the JVM task writer does not enforce the journal"
-                    + " options " + refused + " yet (folder and file modes): write this journal with the Python task"
-                    + " writer (sparkjournal.spark.lane_writer), which does");
-        }
         return new TaskWriteOptions(AppendConfig.fromOptions(appender), createDirs, idleNanos,
-                new FullLanes.Limits(maxSize, maxRootSize, policy));
+                DiskModes.fromOptions(resolved), new FullLanes.Limits(maxSize, maxRootSize, policy));
     }
 
     private static long integer(String key, Object value) {

@@ -19,8 +19,8 @@ import java.nio.file.StandardOpenOption;
  * folder fsynced. A crash before the rename leaves only the {@code .tmp},
  * which no load reads and the next writer's load deletes; after the
  * folder sync the file is complete under its name: a valid header, no
- * records, which a load puts in the free pool. Created with mode 0640 less
- * the umask (the default fileMode, FORMAT.md).
+ * records, which a load puts in the free pool. Created with the fileMode
+ * {@link DiskModes#forPath} gives it, less the umask (FORMAT.md).
  */
 final class DataFileMaker {
 
@@ -72,7 +72,8 @@ final class DataFileMaker {
         Path tmp = path.resolveSibling(path.getFileName() + ".tmp");
         try {
             try (FileChannel out = FileChannel.open(tmp, java.util.Set.of(StandardOpenOption.CREATE,
-                    StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING), DiskModes.FILE_MODE)) {
+                    StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING),
+                    DiskModes.fileAttribute(tmp))) {
                 ByteBuffer block = ByteBuffer.allocate(Layout.FILE_HEADER_SIZE);
                 block.put(header.duplicate()).clear();
                 writeFully(out, block, 0);

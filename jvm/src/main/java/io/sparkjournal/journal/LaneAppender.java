@@ -94,11 +94,12 @@ public final class LaneAppender implements AutoCloseable {
         }
     }
 
-    /** Opens the lane at {@code lane} for appending (see the class); creates the folder
-     *  (mode 0750 less the umask) if it does not exist. */
+    /** Opens the lane at {@code lane} for appending (see the class); creates the folder if it
+     *  does not exist. The folder and every file the appender makes get the modes
+     *  {@link DiskModes#forPath} gives them, less the umask. */
     public static LaneAppender open(Path lane, AppendConfig config) throws IOException {
         if (!Files.isDirectory(lane)) {
-            Files.createDirectories(lane, DiskModes.DIR_MODE);
+            DiskModes.makeDirs(lane);
         }
         createFileSetLock(lane);
         AppendStart.Start start = AppendStart.prepare(lane, config);
@@ -272,7 +273,7 @@ public final class LaneAppender implements AutoCloseable {
         Path lock = lane.resolve(FileSetLock.NAME);
         if (!Files.exists(lock)) {
             try {
-                Files.createFile(lock, DiskModes.FILE_MODE);
+                Files.createFile(lock, DiskModes.fileAttribute(lock));
             } catch (FileAlreadyExistsException raced) {
                 // another process made it meanwhile
             }

@@ -61,8 +61,8 @@ public final class LaneWriterLock implements AutoCloseable {
     /**
      * Takes {@code lane}'s writer lock without waiting: the held lock, or null
      * when another writer (another process, Python or JVM, or another hold in
-     * this JVM) holds it. Creates {@code journal.lock} (mode 0640 less the
-     * umask) when the lane has none.
+     * this JVM) holds it. Creates {@code journal.lock} (with the fileMode
+     * {@link DiskModes#forPath} gives it, less the umask) when the lane has none.
      */
     public static LaneWriterLock tryAcquire(Path lane) throws IOException {
         return tryAcquire(lane, NAME);
@@ -82,7 +82,7 @@ public final class LaneWriterLock implements AutoCloseable {
             if (HELD.contains(realPath(folder, lock, name))) {
                 return null;
             }
-            FileChannel channel = FileChannel.open(lock, OPEN, DiskModes.FILE_MODE);
+            FileChannel channel = FileChannel.open(lock, OPEN, DiskModes.fileAttribute(lock));
             try {
                 FileLock held = channel.tryLock(0, Long.MAX_VALUE, false);
                 if (held == null) {

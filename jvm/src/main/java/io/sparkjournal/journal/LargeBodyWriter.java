@@ -61,7 +61,7 @@ final class LargeBodyWriter {
             Path path = directory.resolve(Layout.largeBodyName(largeId));
             FileChannel channel;
             try {
-                channel = FileChannel.open(path, CREATE, DiskModes.FILE_MODE);
+                channel = FileChannel.open(path, CREATE, DiskModes.fileAttribute(path));
             } catch (FileAlreadyExistsException taken) {
                 continue;                       // a body (or debris) holds this id: draw again
             }
@@ -90,7 +90,7 @@ final class LargeBodyWriter {
         }
         if (!Files.isDirectory(directory)) {
             try {
-                Files.createDirectory(directory, DiskModes.DIR_MODE);
+                Files.createDirectory(directory, DiskModes.folderAttribute(directory));
             } catch (FileAlreadyExistsException raced) {
                 // a file or folder of that name: the check below names what it is
             }

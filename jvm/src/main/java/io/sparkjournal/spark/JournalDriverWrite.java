@@ -190,7 +190,10 @@ final class JournalDriverWrite implements BatchWrite, StreamingWrite {
         return ((Number) plan.options().get(name)).longValue();
     }
 
+    /** The commit log, the write's modes registered for what the driver makes in it
+     *  ({@link JournalPaths#useModes}). */
     private CommitLog log() throws IOException {
+        JournalPaths.useModes(plan.path(), plan.options());
         return Resolver.shared().commitLog(plan.logUri());
     }
 }

@@ -1,7 +1,9 @@
 package io.sparkjournal.spark;
 
 import io.sparkjournal.events.RootLanes;
+import io.sparkjournal.journal.DiskModes;
 import java.nio.file.Path;
+import java.util.Map;
 
 /**
  * Journal paths as the driver resolves them, as every driver does:
@@ -39,6 +41,18 @@ final class JournalPaths {
                     + "are {host}, {executor}");
         }
         return Path.of(resolved).toAbsolutePath().normalize().toString();
+    }
+
+    /**
+     * Folders and files this driver creates under the node root of
+     * {@code path} (the commit log under it: entries, LOG_ID, schema.arrow,
+     * checkpoints) get the dirMode and fileMode of {@code journal} (resolved
+     * options), as Python's committer registers its root ({@link DiskModes#use});
+     * called before each write of a JVM write's driver, so a write of other
+     * modes in between does not decide them.
+     */
+    static void useModes(String path, Map<String, ?> journal) {
+        DiskModes.use(Path.of(resolveRoot(path)), DiskModes.fromOptions(journal));
     }
 
 }

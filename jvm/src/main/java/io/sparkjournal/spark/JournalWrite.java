@@ -87,6 +87,7 @@ final class JournalWrite implements Write {
         // Timestamps stored with zone UTC, as every writer stores them: evolution compares
         // timestamps without their zone, and readers show the session's.
         Schema arrow = SparkArrowSchema.toArrow(info.schema(), "UTC");
+        JournalPaths.useModes(options.path(), options.journal());
         try {
             CommitLog log = Resolver.shared().commitLog(logUri);
             CommitLogWriter writer = new CommitLogWriter(log);

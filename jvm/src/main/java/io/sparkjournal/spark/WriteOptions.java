@@ -24,11 +24,11 @@ import java.util.TreeMap;
  * the options' one declaration at its default, then the file
  * SPARKJOURNAL_CONF names (read on the driver), then the options given.
  *
- * <p>Journal options the JVM task writer does not enforce
- * ({@link TaskWriteOptions}: the size limits behind addressFullPolicy,
- * folder and file modes off their defaults) are a
- * {@link JvmWriteRefusal} naming them: {@code writer=auto} then takes the
- * Python data source's writer, {@code writer=jvm} fails.
+ * <p>The JVM task writer enforces every journal option
+ * ({@link TaskWriteOptions}); one it does not know (an option declared in
+ * config.py that the JVM has not placed yet) is a {@link JvmWriteRefusal}
+ * naming it: {@code writer=auto} then takes the Python data source's writer,
+ * {@code writer=jvm} fails.
  */
 record WriteOptions(String path, String commitLog, String txnAppId, Long txnVersion, String writer,
                     HashMap<String, Object> journal) {

@@ -51,12 +51,22 @@ public final class WriteOptionsTest {
                 "needs a path");
     }
 
-    /** Not a wrong option: a reason for writer=auto to take the Python writer (JournalTable). */
-    public static void testOptionsTheJvmWriterDoesNotEnforceAreAJvmWriteRefusal() {
-        contains(raises(JvmWriteRefusal.class, () -> parse("path", "/j", "maxSizeBytes", "1g",
-                "fileMode", "0600")).getMessage(), "maxSizeBytes=1073741824", "fileMode=0600",
-                "Python task writer");
+    /** Every journal option is the JVM writer's own: size limits, policies, large records
+     *  and modes off their defaults are no refusal, their values kept. */
+    public static void testEveryJournalOptionIsWrittenByTheJvmWriter() {
+        WriteOptions options = parse("path", "/j", "maxSizeBytes", "1g", "maxRootSizeBytes", "2g",
+                "addressFullPolicy", "block", "largeRecordSize", "64k", "fileMode", "0600");
+        equal(1L << 30, options.journal().get("maxSizeBytes"), "maxSizeBytes");
+        equal("BLOCK", options.journal().get("addressFullPolicy"), "addressFullPolicy");
+        equal(65536L, options.journal().get("largeRecordSize"), "largeRecordSize");
         equal("PYTHON", WriteOptions.writer(Map.of("Writer", "python")), "the fallback's choice");
+    }
+
+    /** dirMode and fileMode are the JVM writer's own (DiskModes): no refusal, the values kept. */
+    public static void testModesOffTheirDefaultsAreWrittenByTheJvmWriter() {
+        WriteOptions options = parse("path", "/j", "dirMode", "0700", "fileMode", "0600");
+        equal(0700L, options.journal().get("dirMode"), "dirMode");
+        equal(0600L, options.journal().get("fileMode"), "fileMode");
     }
 
     private static WriteOptions parse(String... pairs) {
