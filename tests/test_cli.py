@@ -15,6 +15,8 @@ from sparkjournal.cli import paths
 from sparkjournal.cli.main import main
 from sparkjournal.config import JOURNAL
 from sparkjournal.journal.datafile import MappedFile, read_header
+from sparkjournal.spark import connector
+from sparkjournal.tools.bench.report import PAIRED
 
 from conftest import NATIVE_BUILT, NATIVE_MISSING_REASON
 
@@ -280,9 +282,22 @@ def test_bench_journal_quick_prints_a_table_and_writes_json(tmp_path, capsys):
     assert {"commit_4k ASYNCIO", "commit_4k NIO", "throughput_64k NIO", "arrow_10k ASYNCIO",
             "threads_8x1k ASYNCIO", "threads_8x1k floor, 2 syncs in flight", "batch_100b NIO",
             "load Journal.read"} <= {r["name"] for r in rows}
+    jvm_rows = {"commit_4k JVM", "throughput_64k JVM", "arrow_10k JVM"}     # the JVM appender
+    no_jvm = connector.jar_unavailable()
     for row in rows:
         assert {"name", "value", "unit", "baseline", "ratio", "target"} <= set(row)
-        assert row["value"] > 0
+        if row["name"] in jvm_rows and no_jvm:
+            assert row["value"] is None and row["skipped"].startswith("no JVM appender: ")
+        else:
+            assert row["value"] > 0
+    table = {line.split("  ")[0]: line for line in out.splitlines()}
+    for name in jvm_rows:
+        (row,) = [r for r in rows if r["name"] == name]
+        assert row["target"] == (0.85 if name.startswith("commit") else 0.9)
+        if not no_jvm:               # measured beside the raw loop: a paired ratio, in the table too
+            assert row["baseline"] > 0 and row["ratio"] > 0 and row["ratio_of"] == PAIRED
+            assert f"{row['ratio']:.2f}" in table[name].split()
+        assert table[name].rstrip().endswith("SKIP" if no_jvm else ("PASS", "MISS"))
     assert [p.name for p in tmp_path.iterdir()] == ["bench.json"]   # its working folder is removed
 
 

@@ -10,16 +10,24 @@ Honesty rules every case follows:
   (the journal's data files are pre-created by the same function), sized so no
   file is created or rolled inside a timed loop;
 * the machine is shared and noisy, so every measurement runs ``REPEATS`` times,
-  interleaved (raw, ASYNCIO, NIO, raw, ...); the table shows medians, and a
+  interleaved (raw, ASYNCIO, NIO, JVM, raw, ...); the table shows medians, and a
   ratio is the median of the per-round ratios (each round measures baseline
   and journal back to back: the machine's slow and fast spells, which last
   longer than one round, hit both sides of a round alike);
 * only the measured calls are inside the clock: opening, creating files and
-  closing are not, a final flush is.
+  closing are not, a final flush is;
+* the JVM rows (commit_4k, throughput_64k, arrow_10k) time LaneAppender, the
+  default sink's writer, in a child JVM that runs one untimed loop of the
+  case's size first and stays up for the case's rounds (jvm_append.py), so
+  the JVM's start and the JIT's warm-up are outside the clock; it times its
+  own loop of appends (nothing else), and each round still runs the raw loop
+  beside it. Without a jar or a JDK they are skipped rows saying why.
 A benchmark, never a test: nothing here asserts a time. MISS rows are facts.
 """
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
 import os
 import shutil
@@ -32,7 +40,8 @@ from ...format import layout
 from ...journal.batch import ipc_bytes
 from ...journal.journal import Journal
 from ...units import human_bytes
-from .report import REPORTED, BenchResult, Rounds
+from . import jvm_append
+from .report import REPORTED, BenchResult, Rounds, skipped
 from .support import (crc_files_seconds, group_floor_commits_per_second, raw_sync_seconds,
                       require_native, run_cases, threads_seconds)
 
@@ -57,6 +66,10 @@ def file_size_for(nbytes: int) -> int:
     return layout.align_up(nbytes + layout.FILE_HEADER_SIZE + MIB, MIB)
 
 
+JVM_DETAIL = ("LaneAppender (the JVM sink's writer) in a warm child JVM (TimedAppends), {}, "
+              "the loop timed in the JVM")
+
+
 class Bench:
     def __init__(self, directory: str, sizes: dict, log):
         self.directory, self.sizes, self.log = directory, sizes, log
@@ -73,6 +86,33 @@ class Bench:
     def interleaved(self, label: str, runs: dict) -> Rounds:
         """Runs every {name: function} REPEATS times, interleaved."""
         return Rounds.run(runs, REPEATS, self.log, label)
+
+    @functools.cached_property
+    def jvm_missing(self) -> str:
+        """Why the JVM appender cannot be measured here ("" when it can)."""
+        reason = jvm_append.missing()
+        self.log(f"no JVM appender: {reason}" if reason else "JVM appender: the connector's jar")
+        return reason
+
+    @contextlib.contextmanager
+    def with_jvm(self, runs: dict, body: bytes, count: int, file_size: int, value):
+        """While the block runs, ``runs`` holds the JVM appender as contender
+        jvm_append.LABEL: ``value(seconds)`` of ``count`` durable appends of
+        ``body`` into a lane of ``file_size``-byte files, timed in a warm child JVM;
+        nothing is added where there is no JVM appender."""
+        if self.jvm_missing:
+            yield
+            return
+        with jvm_append.TimedAppends(self.directory, body, count, file_size) as child:
+            runs[jvm_append.LABEL] = lambda: value(child.seconds())
+            yield
+
+    def jvm_row(self, rounds: Rounds, case: str, unit: str, target: float, detail: str):
+        """The JVM appender's row of ``case`` against the raw loop, or its skipped row."""
+        name = f"{case} {jvm_append.LABEL}"
+        if self.jvm_missing:
+            return skipped(name, unit, target, f"no JVM appender: {self.jvm_missing}")
+        return rounds.result(name, jvm_append.LABEL, "raw", unit, target, detail=detail)
 
 
 # --- durable single-record commits, one writer ------------------------------------------------
@@ -94,10 +134,13 @@ def case_commit_4k(bench: Bench) -> list:
     runs = {"raw": lambda: count / raw_sync_seconds(bench.directory, per_sync, count, size)}
     for backend in BACKENDS:
         runs[backend] = lambda b=backend: count / timed_commits(bench, b, body, count, size)
-    rounds = bench.interleaved("commit_4k (commits/s)", runs)
+    with bench.with_jvm(runs, body, count, size, lambda seconds: count / seconds):
+        rounds = bench.interleaved("commit_4k (commits/s)", runs)
+    raw = f"raw: O_DIRECT pwrite+fdatasync of {per_sync} B per sync"
     return [rounds.result(f"commit_4k {b}", b, "raw", "commits/s", 0.85, detail=(
-        f"{count} durable 4 KiB commits, one writer; raw: O_DIRECT pwrite+fdatasync of {per_sync} B "
-        f"per sync")) for b in BACKENDS]
+        f"{count} durable 4 KiB commits, one writer; {raw}")) for b in BACKENDS] + [
+        bench.jvm_row(rounds, "commit_4k", "commits/s", 0.85, JVM_DETAIL.format(
+            f"{count} durable 4 KiB appends (appendAdd, sync true)") + f"; {raw}")]
 
 
 def case_throughput_64k(bench: Bench) -> list:
@@ -107,10 +150,12 @@ def case_throughput_64k(bench: Bench) -> list:
     runs = {"raw": lambda: count * per_sync / raw_sync_seconds(bench.directory, per_sync, count, size) / 1e6}
     for backend in BACKENDS:
         runs[backend] = lambda b=backend: count * len(body) / timed_commits(bench, b, body, count, size) / 1e6
-    rounds = bench.interleaved("throughput_64k (MB/s)", runs)
+    with bench.with_jvm(runs, body, count, size, lambda seconds: count * len(body) / seconds / 1e6):
+        rounds = bench.interleaved("throughput_64k (MB/s)", runs)
     return [rounds.result(f"throughput_64k {b}", b, "raw", "MB/s", 0.80, detail=(
         f"{count} records of 64 KiB, one sync each (payload MB/s); raw: {per_sync} B per sync"))
-        for b in BACKENDS]
+        for b in BACKENDS] + [bench.jvm_row(rounds, "throughput_64k", "MB/s", 0.90, JVM_DETAIL.format(
+            f"{count} records of 64 KiB, one sync each (payload MB/s)") + f"; raw: {per_sync} B per sync")]
 
 
 def event_batch(rows: int) -> pa.RecordBatch:
@@ -127,7 +172,8 @@ def event_batch(rows: int) -> pa.RecordBatch:
 
 def case_arrow_batches(bench: Bench) -> list:
     count, batch = bench.sizes["arrow_batches"], event_batch(10_000)
-    ipc_len = ipc_bytes(batch).size
+    ipc = ipc_bytes(batch).to_pybytes()       # the JVM appender's body: the same IPC bytes
+    ipc_len = len(ipc)
     per_sync = sync_bytes(ipc_len)               # the record written alone, padded to the block
     size = file_size_for(count * per_sync)
 
@@ -145,11 +191,16 @@ def case_arrow_batches(bench: Bench) -> list:
         bench.directory, per_sync, count, layout.align_up(count * per_sync, MIB)) / 1e6}
     for backend in BACKENDS:
         runs[backend] = lambda b=backend: journal_run(b)
-    rounds = bench.interleaved("arrow_10k (MB/s)", runs)
+    with bench.with_jvm(runs, ipc, count, size, lambda seconds: count * ipc_len / seconds / 1e6):
+        rounds = bench.interleaved("arrow_10k (MB/s)", runs)
     return [rounds.result(f"arrow_10k {b}", b, "raw", "MB/s", 0.80, detail=(
         f"{count} Arrow batches of 10k events ({human_bytes(ipc_len)} IPC each, a record larger "
         f"than the write buffer), one durable append_batch each; raw: {per_sync} B per sync"))
-        for b in BACKENDS]
+        for b in BACKENDS] + [bench.jvm_row(rounds, "arrow_10k", "MB/s", 0.90, JVM_DETAIL.format(
+            f"{count} records of the same batch's Arrow IPC bytes ({human_bytes(ipc_len)}, written "
+            f"alone), one durable appendAdd each; the IPC bytes are made once before the clock (in "
+            f"the sink EventsBodyWriter makes them before the appender is called)")
+            + f"; raw: {per_sync} B per sync")]
 
 
 # --- group commit: 8 threads against one writer -----------------------------------------------
