@@ -274,13 +274,18 @@ def test_block_policy_waits_until_retention_frees_space_then_lands_once(spark, f
     thread, outcome = _start_blocked_batch(spark, blocking, 1, 1000, 500)
     _assert_waiting(path, lane, thread, outcome)
     # A maintenance pass from another thread: retention keeps the newest 16k per
-    # lane. A waiting Python task holds the lane and carries the delete out; a
-    # waiting JVM task gave the lane up, so the pass carries it out itself.
-    report = maintain_lane(lane, read_node_id(os.path.dirname(lane)), os.path.join(path, "_commits"),
-                           load_config({**SMALL, "retention": "16k"}))
+    # lane. A waiting Python task holds the lane, carries the delete out and frees
+    # the files it leaves dead. A waiting JVM task gave the lane up: the pass
+    # carries the delete out itself, and the next pass's open frees those files.
+    config = load_config({**SMALL, "retention": "16k"})
+    node, log_uri = read_node_id(os.path.dirname(lane)), os.path.join(path, "_commits")
+    report = maintain_lane(lane, node, log_uri, config)
     holder_carries_out = blocking.writer_option.upper() == "PYTHON"
     assert report.error is None and report.retention.records > 0
     assert report.requests_pending == (1 if holder_carries_out else 0)
+    if not holder_carries_out:
+        assert thread.is_alive(), "the dead files are still on disk: the JVM task waits"
+        assert maintain_lane(lane, node, log_uri, config).swept
     thread.join(60)
     assert outcome == {"done": True}
     ids = ids_of(path)

@@ -4,10 +4,8 @@
 1. retention (retention.py) submits the lane's expired records for deletion;
 2. the sweep: if no process holds the lane, open it as its writer, write the
    COMMIT / ROLLBACK records the commit log has decided for its prepared
-   transactions (events/resolve.py: left by workers that went away), carry
-   out its pending requests and free the files they left dead (so a writer
-   waiting for space without the lane, as a JVM task under BLOCK, gets it);
-   a lane with a live writer is left to it;
+   transactions (events/resolve.py: left by workers that went away), and carry
+   out its pending requests; a lane with a live writer is left to it;
 3. paging (paging.py) when the lane or its root is over its size limit and
    ``addressFullPolicy`` is PAGE: the oldest events move into page files;
 4. compaction (compactor.py, deletion vectors applied), online: it runs beside
@@ -124,7 +122,7 @@ def _sweep(lane: str, node: str | None, config: JournalConfig, report: LaneRepor
             report.committed, report.rolled_back = len(committed), len(rolled_back)
             _warn_hanging(journal, lane, pending_txs, config)
         report.requests_done = carry_out_all(journal)
-        journal.reclaim_now()             # frees the files those deletes left dead (synced first)
+        journal.flush()
     report.swept = as_free_writer(lane, config, sweep)
     if not report.swept:                  # a live writer carries them out at its next task
         report.requests_pending = len(pending(lane))

@@ -27,8 +27,10 @@ import java.util.logging.Logger;
  *       maintenance (compaction, paging, retention, deletes), and the JVM
  *       writer does not carry out a lane's requests nor free dead files, so
  *       a waiting task gives its lane up ({@link TaskWrite}) for maintenance
- *       to take, polls every half second, and takes a lane again once there
- *       is space: a waiting writer never keeps the space it waits for.</li>
+ *       to take (a pass carries out the lane's deletes and pages; the open
+ *       of the next pass, or compaction, frees the files they left dead),
+ *       polls every half second, and takes a lane again once there is
+ *       space: a waiting writer never keeps the space it waits for.</li>
  * </ul>
  * Crash behaviour: nothing is appended before admission; a task killed while
  * it waits holds no lane and leaves nothing.
