@@ -169,6 +169,8 @@ def build_parser() -> argparse.ArgumentParser:
     for with_only in (journal, maintenance):
         with_only.add_argument("--only", metavar="TEXT", help="run only the cases whose name "
                                "contains TEXT")
+    sink.add_argument("--only", metavar="SIZE", help="run only the batch size SIZE (1k, 100k "
+                      "or 1M rows per batch)")
     read.add_argument("--repeats", type=_positive_int, default=7, help="interleaved rounds per "
                       "measurement; ratios are medians of per-round ratios (default 7)")
     read.add_argument("--events", type=_positive_int, metavar="N", help="events of the large-batch "

@@ -48,6 +48,7 @@ CONTENDERS = ("journal", "journal_python", "parquet", "noop", "arrow_floor")
 SMALL_BATCH_ROWS = 10_000                          # journal_driver's smallBatchRows
 FLOOR_TARGET = 0.95             # large batches: of the Arrow transfer floor's rows/s
 PARQUET_TARGET = 1.0            # large batches: of the parquet sink's rows/s
+NOOP_TARGET = 0.7              # large batches, JVM writers: of Spark's noop sink's rows/s
 SMALL_TARGET = 1.25             # 1k-row batches by default in local mode: per-batch time <= 0.8x parquet's
 
 
@@ -140,9 +141,19 @@ def _writer_taken(sinks) -> str:
     return "/".join(sorted(taken)) or "none (no task wrote)"
 
 
+def _label(rows: int) -> str:
+    return f"{rows // 1000}k" if rows < 1_000_000 else f"{rows // 1_000_000}M"
+
+
 def run(args) -> int:
     logging.getLogger("py4j").setLevel(logging.CRITICAL)     # stop() interrupts a batch
     sizes = QUICK if args.quick else FULL
+    if args.only:
+        sizes = {rows: batches for rows, batches in sizes.items() if _label(rows) == args.only}
+        if not sizes:
+            print(f"bench sink: --only {args.only} names no batch size of this run (1k, 100k"
+                  f"{'' if args.quick else ', 1M'})")
+            return 2
     work = work_folder(args.dir, "sparkjournal-bench-sink-", 0)
     log = bench_log
     spark = tool_session(args.master, "sparkjournal-bench-sink")
@@ -164,7 +175,7 @@ def run(args) -> int:
                     log(f"{rows} rows/batch, {contender}: {rate:,.0f} rows/s, median batch "
                         f"{statistics.median(millis):.0f} ms ({time.monotonic() - started:.0f} s)")
             rounds = Rounds(rates)
-            label = f"{rows // 1000}k" if rows < 1_000_000 else f"{rows // 1_000_000}M"
+            label = _label(rows)
             default = f"default writer: {_writer_taken(sinks['journal'])}"
             if rows >= 100_000:
                 results.append(rounds.result(f"sink {label} rows/batch vs arrow floor", "journal",
@@ -173,6 +184,14 @@ def run(args) -> int:
                                              "parquet", "rows/s", PARQUET_TARGET, detail=(
                                                  f"{default}; noop floor "
                                                  f"{rounds.median('noop'):,.0f} rows/s")))
+                results.append(rounds.result(f"sink {label} rows/batch vs noop sink", "journal",
+                                             "noop", "rows/s", NOOP_TARGET, detail=(
+                                                 f"{default}; Spark's own floor: a foreachBatch "
+                                                 f"that writes the batch to format('noop')")))
+                results.append(rounds.result(
+                    f"writeStream.format('sparkjournal') {label} rows/batch vs noop sink",
+                    "format", "noop", "rows/s", NOOP_TARGET,
+                    detail="the JVM connector's own write against Spark's own floor"))
                 results.append(rounds.result(
                     f"sink {label} rows/batch, writer=python, vs arrow floor", "journal_python",
                     "arrow_floor", "rows/s", FLOOR_TARGET))
