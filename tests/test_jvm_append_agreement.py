@@ -337,10 +337,22 @@ def test_writes_stay_in_the_sync_window_and_a_file_is_synced_before_the_next(too
     assert_as_modelled(lane, script.model)
 
 
-def test_a_record_too_big_for_a_data_file_is_refused_naming_size_and_limit(tool, tmp_path):
+def test_a_body_too_big_for_a_data_file_is_a_large_record_python_reads(tool, tmp_path):
+    lane = str(tmp_path / "lane")
+    body = bytes(range(256)) * 120                       # 30720 bytes: a data file holds 28672
+    run_tool(tool, lane, [{"op": "add", "id": 1, "body": body.hex(), "sync": True},
+                          {"op": "close"}])
+    assert len(os.listdir(os.path.join(lane, "large"))) == 1
+    with Journal.read(lane, **PY_OPTIONS) as snapshot:
+        (record,) = list(snapshot.records())
+        assert record.large and bytes(record.body) == body
+
+
+def test_a_prepare_too_big_for_a_data_file_is_refused_naming_size_and_limit(tool, tmp_path):
     error = tool_error(tool, str(tmp_path / "lane"),
-                       [{"op": "add", "id": 1, "body": "00" * 30000, "sync": True}])
-    assert "30040 bytes" in error and "28672" in error
+                       [{"op": "add_tx", "tx": 1, "id": 1, "type": 1, "body": "00"},
+                        {"op": "prepare", "tx": 1, "xid": "00" * 30000, "sync": True}])
+    assert "30040 bytes" in error and "28672" in error and "raise fileSize" in error
 
 
 def test_a_lane_with_a_python_writer_is_refused(tool, tmp_path):
