@@ -129,7 +129,9 @@ public final class TaskWrite {
      * Writes the task's bodies as one prepared transaction (see the class);
      * the commit message (fields in the order a Python task writes them), or
      * null when there is nothing to write. The push API ({@link #open},
-     * {@link #append}, {@link #prepare}) over an iterator.
+     * {@link #append}, {@link #prepare}) over an iterator, each body appended
+     * while the iterator makes the next ({@link AppendPipeline}): a body
+     * stays unchanged until the second {@code next()} after it.
      */
     public static Map<String, Object> run(Plan plan, Identity identity, Iterator<Body> bodies,
                                           String executorId) throws IOException {
@@ -137,11 +139,14 @@ public final class TaskWrite {
         if (task == null) {
             return null;                          // a replay of a committed batch: nothing to write
         }
+        AppendPipeline appends = new AppendPipeline(task);
         try {
             while (bodies.hasNext()) {
-                task.append(bodies.next());
+                appends.append(bodies.next());
             }
+            appends.finish();
         } catch (IOException | RuntimeException | Error failed) {
+            appends.drain(failed);
             throw task.fail(failed);
         }
         return task.prepare();

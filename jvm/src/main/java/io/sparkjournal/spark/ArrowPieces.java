@@ -20,10 +20,12 @@ import org.apache.spark.sql.util.ArrowUtils;
  * pieces as {@code event_records.pieces} cuts a batch against the plan's
  * largest body; {@link #next} encodes them one by one ({@link EventsBodyWriter},
  * tagged with the query and batch) until the chunk is used up and takes rows
- * again. So a partition is never held whole: at most one chunk and one body.
+ * again. So a partition is never held whole: at most one chunk and two bodies.
  *
- * <p>Contract: a body handed out by {@link #next} lives in a buffer reused by
- * the next call (the caller appends it before asking again). Memory is a
+ * <p>Contract: a body handed out by {@link #next} lives in one of two buffers,
+ * taken in turn: it stays unchanged until the second call after it (so the
+ * caller may append it while the next is made, {@link
+ * io.sparkjournal.events.AppendPipeline}). Memory is a
  * child allocator of Spark's Arrow root allocator, released by {@link #close},
  * which the task calls whether it succeeds or fails. Not thread-safe.
  */
@@ -33,7 +35,8 @@ final class ArrowPieces implements AutoCloseable {
     private final VectorSchemaRoot root;
     private final ArrowWriter writer;
     private final TaskPlan plan;
-    private final BodyBuffer bodies;
+    private final BodyBuffer[] bodies = new BodyBuffer[2];
+    private int turn;                     // the buffer the next body is written into
     private int count;                    // rows added to the open chunk
     private int filled;                   // rows of the sealed chunk
     private int start;                    // the sealed chunk's next piece starts here
@@ -52,7 +55,9 @@ final class ArrowPieces implements AutoCloseable {
             throw failed;
         }
         this.writer = ArrowWriter.create(root);
-        this.bodies = new BodyBuffer((int) Math.min(plan.maxBody(), 64 << 20));
+        int capacity = (int) Math.min(plan.maxBody(), 64 << 20);
+        this.bodies[0] = new BodyBuffer(capacity);
+        this.bodies[1] = new BodyBuffer(capacity);
     }
 
     /** Adds a row to the open chunk; true when the chunk is full (then {@link #seal} it). */
@@ -88,9 +93,11 @@ final class ArrowPieces implements AutoCloseable {
         for (FieldVector vector : root.getFieldVectors()) {
             bytes += ArrowBytes.of(vector, start, length);
         }
-        bodies.clear();
+        BodyBuffer body = bodies[turn];
+        turn ^= 1;
+        body.clear();
         try {
-            EventsBodyWriter.write(root, start, length, plan.query(), plan.batch(), bodies);
+            EventsBodyWriter.write(root, start, length, plan.query(), plan.batch(), body);
         } catch (IOException impossible) {             // it writes to memory
             throw new UncheckedIOException(impossible);
         }
@@ -100,7 +107,7 @@ final class ArrowPieces implements AutoCloseable {
             filled = 0;
             start = 0;
         }
-        return new TaskWrite.Body(bodies.body(), length, bytes);
+        return new TaskWrite.Body(body.body(), length, bytes);
     }
 
     /** Rows in the bodies handed out so far. */

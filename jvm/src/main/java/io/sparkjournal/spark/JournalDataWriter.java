@@ -1,6 +1,7 @@
 package io.sparkjournal.spark;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sparkjournal.events.AppendPipeline;
 import io.sparkjournal.events.TaskWrite;
 import java.io.IOException;
 import java.util.Map;
@@ -19,7 +20,9 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
  * options, LOG_ID, the lane, decided PREPAREs ended); if the batch is done
  * already (a replay) the task writes nothing and its message is null. Rows
  * fill a chunk; each full chunk is cut into pieces appended at once, so a
- * partition is never held whole. {@link #commit} appends the last chunk,
+ * partition is never held whole; each piece is appended on the task's
+ * {@link AppendPipeline} thread while the next is encoded. {@link #commit}
+ * appends the last chunk, waits for the appends,
  * PREPAREs the transaction (synced) and returns the task message
  * ({@link JournalCommitMessage}); {@link #abort} rolls an unprepared
  * transaction back. Fault injection for tests as {@link JvmSinkWrite}'s (the
@@ -38,6 +41,7 @@ final class JournalDataWriter implements DataWriter<InternalRow> {
     private final TaskWrite.Identity identity;
     private final String inject;
     private TaskWrite task;
+    private AppendPipeline appends;
     private ArrowPieces pieces;
     private boolean skipped;              // the batch is done: nothing is written
 
@@ -62,6 +66,7 @@ final class JournalDataWriter implements DataWriter<InternalRow> {
                 return;
             }
             pieces = new ArrowPieces(plan, identity.task());
+            appends = new AppendPipeline(task);
         }
         if (pieces.add(row)) {
             flush();
@@ -71,7 +76,7 @@ final class JournalDataWriter implements DataWriter<InternalRow> {
     private void flush() throws IOException {
         pieces.seal();
         for (TaskWrite.Body body = pieces.next(); body != null; body = pieces.next()) {
-            task.append(body);
+            appends.append(body);             // appended while the next piece is encoded
         }
     }
 
@@ -81,6 +86,7 @@ final class JournalDataWriter implements DataWriter<InternalRow> {
             return new JournalCommitMessage(null);
         }
         flush();
+        appends.finish();
         String injected = pieces.handedOut() > 0
                 ? JvmSinkWrite.injected(inject, identity, "afterWrite") : null;
         if (injected != null) {
@@ -97,6 +103,7 @@ final class JournalDataWriter implements DataWriter<InternalRow> {
     @Override
     public void abort() {
         if (task != null) {
+            appends.drain(new IOException("the task was aborted"));
             task.abort();
         }
     }
