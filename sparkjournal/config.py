@@ -107,8 +107,8 @@ MAINTENANCE = (
            "what a full lane does",
            longer="what a task does on a full lane: PAGE writes (the paging job moves the "
                   "oldest events to Parquet page files); BLOCK waits, logging why, until "
-                  "compaction, paging, retention or deletes free space, carrying out their "
-                  "requests meanwhile; DROP writes nothing and the batch metrics count the "
+                  "compaction, paging, retention or deletes free space (a Python task carries "
+                  "out their requests meanwhile, a JVM task gives its lane up to them); DROP writes nothing and the batch metrics count the "
                   "dropped rows; FAIL fails the task with JournalFullError and nothing of the "
                   "batch is visible"),
     Option("pageSizeBytes", Size(minimum=4096), 10 << 20, "about this much per page file"),

@@ -1,6 +1,7 @@
 package io.sparkjournal.bench;
 
 import io.sparkjournal.journal.AppendConfig;
+import io.sparkjournal.journal.CanonicalJson;
 import io.sparkjournal.journal.JournalException;
 import io.sparkjournal.journal.LaneAppender;
 import io.sparkjournal.journal.LaneWriterLock;
@@ -62,8 +63,8 @@ public final class TimedAppends {
                 out.flush();
             }
         } catch (Exception | OutOfMemoryError failed) {
-            out.println("{\"error\": " + quoted(failed.getClass().getSimpleName() + ": "
-                    + failed.getMessage()) + "}");
+            out.println(CanonicalJson.text(java.util.Map.of("error",
+                    failed.getClass().getSimpleName() + ": " + failed.getMessage())));
             out.flush();
             System.exit(1);
         }
@@ -103,21 +104,5 @@ public final class TimedAppends {
             appender.appendAdd(recordId, 0, body, true);
         }
         return (System.nanoTime() - started) / 1e9;
-    }
-
-    /** {@code text} as a JSON string. */
-    private static String quoted(String text) {
-        StringBuilder json = new StringBuilder("\"");
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c == '"' || c == '\\') {
-                json.append('\\').append(c);
-            } else if (c < 0x20) {
-                json.append(String.format("\\u%04x", (int) c));
-            } else {
-                json.append(c);
-            }
-        }
-        return json.append('"').toString();
     }
 }
