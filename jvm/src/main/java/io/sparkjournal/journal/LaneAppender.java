@@ -217,13 +217,12 @@ public final class LaneAppender implements AutoCloseable {
         if (userType < 0 || userType > 0xFFFF) {
             throw new IllegalArgumentException("user record type " + userType + " is not 0..65535");
         }
-        int flags = 0;
-        ByteBuffer bytes = body.duplicate();
-        if ((type == Layout.ADD || type == Layout.ADD_TX) && config.goesToLargeStore(bytes.remaining())) {
-            bytes = largeBodies.store(bytes);       // durable before its reference is appended
-            flags = Layout.FLAG_LARGE;
-        }
-        long size = Layout.recordSize(bytes.remaining());
+        boolean large = (type == Layout.ADD || type == Layout.ADD_TX)
+                && config.goesToLargeStore(body.remaining());
+        ByteBuffer placed = large ? largeBodies.store(body)   // durable before its reference is appended
+                : body.duplicate();
+        int flags = large ? Layout.FLAG_LARGE : 0;
+        long size = Layout.recordSize(placed.remaining());
         long limit = config.fileSize() - Layout.FILE_HEADER_SIZE;
         if (size > limit) {
             throw new JournalException("a " + Layout.typeName(type) + " record of " + size
@@ -231,11 +230,9 @@ public final class LaneAppender implements AutoCloseable {
                     + " most fileSize - " + Layout.FILE_HEADER_SIZE + " = " + limit + " bytes;"
                     + " only ADD bodies go to the large store: raise fileSize");
         }
-        int recordFlags = flags;
-        ByteBuffer placed = bytes;
         writer.append((int) size, (buffer, position, fileId) -> {
             long count = type >= Layout.PREPARE ? txs.countIn(txId, fileId) : 0;
-            int end = RecordEncoder.encode(buffer, position, type, recordFlags, userType,
+            int end = RecordEncoder.encode(buffer, position, type, flags, userType,
                     Layout.fileId32(fileId), recordId, txId, count, placed);
             applied(type, recordId, txId, fileId);
             return end;

@@ -14,7 +14,8 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.regex.Pattern;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * How much of the disk a lane, and a node root's lanes together, hold: what
@@ -36,9 +37,6 @@ import java.util.regex.Pattern;
  * a record header per data file.
  */
 public final class LaneBytes {
-
-    /** A lane folder's name in a node root (as journal/lanes.py's LANE). */
-    private static final Pattern LANE = Pattern.compile("^lane-(\\d{3,})$");
 
     private LaneBytes() {
     }
@@ -65,7 +63,7 @@ public final class LaneBytes {
     public static long root(Path root) throws IOException {
         long total = 0;
         for (Path lane : entries(root)) {
-            if (LANE.matcher(lane.getFileName().toString()).matches() && Files.isDirectory(lane)) {
+            if (LaneFiles.LANE_FOLDER.matcher(lane.getFileName().toString()).matches() && Files.isDirectory(lane)) {
                 total += lane(lane);
             }
         }
@@ -76,7 +74,7 @@ public final class LaneBytes {
     public static boolean isLaneOf(Path root, Path lane) {
         return lane.toAbsolutePath().normalize().getParent()
                 .equals(root.toAbsolutePath().normalize())
-                && LANE.matcher(lane.getFileName().toString()).matches();
+                && LaneFiles.LANE_FOLDER.matcher(lane.getFileName().toString()).matches();
     }
 
     /** A data file's size if it holds data, else 0 (see the class). */
@@ -122,13 +120,13 @@ public final class LaneBytes {
     }
 
     /** The entries of {@code folder}, or none when it does not exist. */
-    private static Iterable<Path> entries(Path folder) throws IOException {
+    private static List<Path> entries(Path folder) throws IOException {
         try (DirectoryStream<Path> stream = Files.newDirectoryStream(folder)) {
-            java.util.List<Path> found = new java.util.ArrayList<>();
+            List<Path> found = new ArrayList<>();
             stream.forEach(found::add);
             return found;
         } catch (NoSuchFileException | NotDirectoryException absent) {
-            return java.util.List.of();
+            return List.of();
         }
     }
 }

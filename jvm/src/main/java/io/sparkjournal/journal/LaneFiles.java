@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
+import java.util.regex.Pattern;
 import java.util.Set;
 
 /**
@@ -38,6 +39,9 @@ public final class LaneFiles {
     public static final String DATA_SUFFIX = ".sjd";
     /** A compacted file waiting for its swap. */
     public static final String COMPACTING_SUFFIX = ".cmp";
+    /** A lane folder's name in a node root, "lane-" + at least three digits (its number,
+     *  group 1), as journal/lanes.py's LANE. */
+    public static final Pattern LANE_FOLDER = Pattern.compile("^lane-(\\d{3,})$");
 
     private final List<Path> paths;
     private final ControlFile pendingSwap;

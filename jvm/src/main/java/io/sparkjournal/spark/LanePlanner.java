@@ -15,12 +15,12 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.logging.Logger;
-import java.util.regex.Pattern;
 
 import io.sparkjournal.events.ForgottenEvents;
 import io.sparkjournal.events.ForgottenNode;
 import io.sparkjournal.events.NodeIds;
 import io.sparkjournal.events.RootLanes;
+import io.sparkjournal.journal.LaneFiles;
 import org.apache.spark.SparkContext;
 import org.apache.spark.SparkExecutorInfo;
 
@@ -56,7 +56,6 @@ import org.apache.spark.SparkExecutorInfo;
 final class LanePlanner {
 
     private static final Logger LOG = Logger.getLogger("sparkjournal.read");
-    private static final Pattern LANE = Pattern.compile("^lane-(\\d{3,})$");
     private static final long POLL_MS = 500;
 
     private LanePlanner() {
@@ -142,7 +141,7 @@ final class LanePlanner {
             TreeMap<Long, String> ordered = new TreeMap<>();
             try (DirectoryStream<Path> entries = Files.newDirectoryStream(root)) {
                 for (Path entry : entries) {
-                    var match = LANE.matcher(entry.getFileName().toString());
+                    var match = LaneFiles.LANE_FOLDER.matcher(entry.getFileName().toString());
                     if (match.matches() && Files.isDirectory(entry)) {
                         ordered.put(Long.parseLong(match.group(1)), entry.getFileName().toString());
                     }
