@@ -22,6 +22,9 @@ COLUMNS = (
     "if(id % 4 = 0, concat(repeat('a', 32), cast(id % 3 as string), repeat('z', 8)), '') as twin",
     "cast(id * 7919 as string) as ident",                  # every value distinct
     "repeat(cast(id % 5 as string), 100) as payload",      # long values: never looked up
+    # 0-16 bytes, told apart by one byte at every position (the words a short value is known by)
+    "concat(repeat('x', id % 9), cast(id % 2 as string), repeat('y', id % 8)) as short",
+    "repeat('w', id % 17) as widths",
 )
 
 
@@ -102,3 +105,10 @@ def test_aggregation_on_shared_keys_counts_every_row(spark, journal):
     assert got == want and len(got) == 701
     shared = _scan_metric(frame._jdf.queryExecution().executedPlan(), "sharedStringValues")
     assert shared == ROWS - len(range(0, ROWS, 11))
+
+
+@pytest.mark.parametrize("column, distinct", [("short", 72), ("widths", 17)])   # 72: (id % 9, id % 8)
+def test_short_values_apart_by_one_byte_or_by_length_stay_apart(spark, journal, column, distinct):
+    rows, shared = _read(spark, journal, "id", column)
+    assert rows == _expected(spark, "id", column)
+    assert len({getattr(row, column) for row in rows}) == distinct and shared == ROWS

@@ -18,9 +18,13 @@ import org.apache.spark.unsafe.types.UTF8String;
  * is, and equal keys share one array, as parquet's dictionary-encoded columns
  * do.
  *
- * <p>Cost and limits: one pass over each record's column, a hash of each
- * value's length and at most its first {@link #HASHED_BYTES} and last 8 bytes
- * and a full comparison with the entry found. Keys are short, and a long value
+ * <p>Cost and limits: one pass over each record's column. A value of up to
+ * {@link #WORD_BYTES} bytes is known by its length and two words that
+ * together cover every byte (its first and last 8, 4 or 1-3 bytes), kept
+ * beside each entry, so finding it is a hash of those and a comparison of
+ * three numbers, without touching the entry's string. A longer value is
+ * hashed over its length and at most its first {@link #HASHED_BYTES} and last
+ * 8 bytes and compared in full with the entry found. Keys are short, and a long value
  * (a payload, a document) is rarely grouped on while every scan would pay its
  * comparison: a record whose values average more than
  * {@link #MAX_AVERAGE_BYTES} bytes is not looked up. A column of mostly
@@ -39,9 +43,13 @@ final class StringDictionary {
     static final int SLACK = 1024;
     static final int HASHED_BYTES = 32;
     static final int MAX_AVERAGE_BYTES = 32;
+    static final int WORD_BYTES = 16;
 
     private UTF8String[] slots = new UTF8String[2048];
     private int[] slotHashes = new int[2048];
+    private int[] slotLengths = new int[2048];
+    private long[] slotHeads = new long[2048];      // the value's head and tail words (see the class)
+    private long[] slotTails = new long[2048];
     private int size;
     private long bytes;
     private long rowsSeen;
@@ -84,12 +92,16 @@ final class StringDictionary {
 
     /** The shared string for these bytes, added if new; null once the dictionary gave up. */
     private UTF8String entry(long address, int length) {
-        int hash = hash(address, length);
+        long head = headWord(address, length);
+        long tail = tailWord(address, length);
+        int hash = length <= WORD_BYTES ? mix(length, head, tail) : hash(address, length);
         int mask = slots.length - 1;
         int slot = hash & mask;
         UTF8String found;
         while ((found = slots[slot]) != null) {
-            if (slotHashes[slot] == hash && sameBytes(found, address, length)) {
+            if (slotHashes[slot] == hash && slotHeads[slot] == head && slotTails[slot] == tail
+                    && slotLengths[slot] == length
+                    && (length <= WORD_BYTES || sameBytes(found, address, length))) {
                 return found;
             }
             slot = (slot + 1) & mask;
@@ -105,24 +117,71 @@ final class StringDictionary {
         found = UTF8String.fromBytes(copy);
         slots[slot] = found;
         slotHashes[slot] = hash;
+        slotLengths[slot] = length;
+        slotHeads[slot] = head;
+        slotTails[slot] = tail;
         if (size * 2 > slots.length) {
             grow();
         }
         return found;
     }
 
+    /**
+     * With {@link #tailWord}, what a value of at most {@link #WORD_BYTES} bytes
+     * is, given its length: its first 8 bytes (8-16 bytes long), first 4
+     * (4-7), or first, middle and last byte (1-3). Reads only the value's own bytes.
+     */
+    private static long headWord(long address, int length) {
+        if (length >= 8) {
+            return Platform.getLong(null, address);
+        } else if (length >= 4) {
+            return Platform.getInt(null, address) & 0xFFFFFFFFL;
+        } else if (length > 0) {
+            return (Platform.getByte(null, address) & 0xFF)
+                    | (Platform.getByte(null, address + length / 2) & 0xFF) << 8
+                    | (Platform.getByte(null, address + length - 1) & 0xFF) << 16;
+        }
+        return 0;
+    }
+
+    /** The value's last 8 bytes (8 bytes long or more), last 4 (4-7), else 0. */
+    private static long tailWord(long address, int length) {
+        if (length >= 8) {
+            return Platform.getLong(null, address + length - 8);
+        } else if (length >= 4) {
+            return Platform.getInt(null, address + length - 4) & 0xFFFFFFFFL;
+        }
+        return 0;
+    }
+
+    private static int mix(int length, long head, long tail) {
+        long h = (head ^ length * 0x9E3779B97F4A7C15L) * 0xC2B2AE3D27D4EB4FL;
+        h = (h ^ tail) * 0x165667B19E3779F9L;
+        return (int) (h ^ (h >>> 29) ^ (h >>> 47));
+    }
+
     private void giveUp() {
         givenUp = true;
         slots = null;
         slotHashes = null;
+        slotLengths = null;
+        slotHeads = null;
+        slotTails = null;
     }
 
     private void grow() {
         UTF8String[] oldSlots = slots;
         int[] oldHashes = slotHashes;
-        slots = new UTF8String[oldSlots.length * 2];
-        slotHashes = new int[oldSlots.length * 2];
-        int mask = slots.length - 1;
+        int[] oldLengths = slotLengths;
+        long[] oldHeads = slotHeads;
+        long[] oldTails = slotTails;
+        int capacity = oldSlots.length * 2;
+        slots = new UTF8String[capacity];
+        slotHashes = new int[capacity];
+        slotLengths = new int[capacity];
+        slotHeads = new long[capacity];
+        slotTails = new long[capacity];
+        int mask = capacity - 1;
         for (int i = 0; i < oldSlots.length; i++) {
             if (oldSlots[i] != null) {
                 int slot = oldHashes[i] & mask;
@@ -131,6 +190,9 @@ final class StringDictionary {
                 }
                 slots[slot] = oldSlots[i];
                 slotHashes[slot] = oldHashes[i];
+                slotLengths[slot] = oldLengths[i];
+                slotHeads[slot] = oldHeads[i];
+                slotTails[slot] = oldTails[i];
             }
         }
     }
