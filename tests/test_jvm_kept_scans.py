@@ -19,7 +19,7 @@ pytest.importorskip("pyspark")
 from sparkjournal.journal.journal import Journal  # noqa: E402
 from sparkjournal.spark import connector  # noqa: E402
 
-SETTLE = 2.2            # SealedScans.SETTLED_NANOS and a little: files older than that are kept
+SETTLE = 2.2            # SettledFile.SETTLED_NANOS and a little: files older than that are kept
 SMALL = {"fileSize": "64k", "bufferSize": "16k", "minFiles": 2}
 
 

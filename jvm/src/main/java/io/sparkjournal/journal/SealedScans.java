@@ -2,14 +2,10 @@ package io.sparkjournal.journal;
 
 import io.sparkjournal.format.ScanResult;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The scans of data files that did not change, kept per JVM, so that a lane
@@ -23,32 +19,21 @@ import java.util.concurrent.TimeUnit;
  * (LaneLoader decides: written whole by compaction, or sealed by the writer
  * before the header of its successor, which the load read before the scan,
  * was written; a write started earlier and not yet landed cannot be missed),
- * and only for a file last modified at least {@link #SETTLED_NANOS} before
- * the scan looked at it. It is reused for a file with the same path, inode,
- * file id, size, modification and change times. Every later write to a data
- * file moves its modification and change times (a header rewritten for reuse
- * from the pool, which also gives it another file id; zero-filling), and so
- * does tampering, which cannot set the change time back; a file replaced at
- * the same path has another inode. The settling margin covers file systems
- * whose times are coarse: with times in whole seconds a write in the same
- * second as the look would not move them. Times come from the clock of the
- * host that wrote the file; a clock stepped back by more than the margin
- * could let a write in that window go unseen.
+ * and only for a file whose {@link SettledFile} identity (path, inode, size,
+ * times; settled) it had then. It is reused for a file with the same identity
+ * and file id. Every later write to a data file moves its times (a header
+ * rewritten for reuse from the pool, which also gives it another file id;
+ * zero-filling).
  *
- * <p>What is given up: a sealed file's bytes that rot on the disk after this
- * JVM checked them, their times unchanged, are not checked again by this JVM
- * (a new executor, or any other reader, checks them at its first load).
- * Nothing on disk is written here. At most {@link #MAX_RECORDS} records'
+ * <p>What is given up is what {@link SettledFile} says. Nothing on disk is written here. At most {@link #MAX_RECORDS} records'
  * scans are kept; the least recently used go first.
  */
 final class SealedScans {
 
-    static final long SETTLED_NANOS = TimeUnit.SECONDS.toNanos(2);
     static final long MAX_RECORDS = 1 << 20;
 
     /** What identifies a data file's bytes, as stat and its header say. */
-    record Identity(String path, Object inode, long fileId, long size, long modifiedNanos,
-                    long changedNanos) {
+    record Identity(SettledFile file, long fileId) {
     }
 
     private static final Map<Identity, ScanResult> SCANS = new LinkedHashMap<>(64, 0.75f, true);
@@ -62,22 +47,8 @@ final class SealedScans {
      * or null when the file changed too recently for a scan of it to be kept.
      */
     static Identity identity(Path path, long fileId) throws IOException {
-        long now = TimeUnit.MILLISECONDS.toNanos(System.currentTimeMillis());
-        Map<String, Object> stat;
-        try {
-            stat = Files.readAttributes(path, "unix:ino,size,lastModifiedTime,ctime");
-        } catch (UnsupportedOperationException | IllegalArgumentException noUnixView) {
-            return null;                        // no inode or change time here: nothing is kept
-        } catch (NoSuchFileException gone) {
-            return null;                        // removed since it was mapped: scan the mapping
-        }
-        long modified = nanos(stat.get("lastModifiedTime"));
-        long changed = nanos(stat.get("ctime"));
-        if (now - Math.max(modified, changed) < SETTLED_NANOS) {
-            return null;
-        }
-        return new Identity(path.toAbsolutePath().toString(), stat.get("ino"), fileId,
-                (Long) stat.get("size"), modified, changed);
+        SettledFile file = SettledFile.of(path);
+        return file == null ? null : new Identity(file, fileId);
     }
 
     /** The kept scan of the file with this identity, or null. */
@@ -102,9 +73,5 @@ final class SealedScans {
     /** What a kept scan counts against MAX_RECORDS: its records, and at least one. */
     private static long weight(ScanResult scan) {
         return Math.max(1, scan.n());
-    }
-
-    private static long nanos(Object time) {
-        return ((FileTime) time).to(TimeUnit.NANOSECONDS);
     }
 }

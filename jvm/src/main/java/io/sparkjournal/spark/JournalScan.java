@@ -18,7 +18,8 @@ import org.apache.spark.sql.types.StructType;
  * preferring the executors of the host that holds its lane. Planned once per
  * scan: the lanes and their places are fixed when Spark asks for the
  * partitions, and each task reads its lane's snapshot as of when it starts.
- * Metrics: string values shared ({@link SharedStringsMetric}, per task) and
+ * Metrics: string values shared ({@link SharedStringsMetric}, per task), page
+ * file bytes read whole for their CRC ({@link PageBytesCheckedMetric}, per task) and
  * the committed events of forgotten nodes left out ({@link ForgottenEventsMetric},
  * the driver's).
  */
@@ -61,7 +62,8 @@ final class JournalScan implements Scan, Batch {
 
     @Override
     public CustomMetric[] supportedCustomMetrics() {
-        return new CustomMetric[] {new SharedStringsMetric(), new ForgottenEventsMetric()};
+        return new CustomMetric[] {new SharedStringsMetric(), new PageBytesCheckedMetric(),
+                new ForgottenEventsMetric()};
     }
 
     /** The driver's metrics: the committed events of forgotten nodes the read left out, as the

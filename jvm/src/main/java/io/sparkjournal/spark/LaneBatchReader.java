@@ -50,6 +50,7 @@ final class LaneBatchReader implements PartitionReader<ColumnarBatch> {
     private final String lane;
     private RecordColumns.Loaded current;
     private PageBatches page;               // the page being read, while pages are read
+    private long pageBytesChecked;          // PageBytesCheckedMetric
 
     /** {@code eventsColumns}: the names of the journal's events columns, in order (PageBatches checks
      *  each page's footer against them). */
@@ -128,13 +129,15 @@ final class LaneBatchReader implements PartitionReader<ColumnarBatch> {
                     && PagePruning.wanted(filters, ref, partition.host(), lane)) {
                 page = PageBatches.open(events.lane(), ref, output, eventsColumns, events.deletions(), partition.host(),
                         lane, partition.firstId(), partition.endId());
+                pageBytesChecked += page.checkedBytes();
             }
         }
     }
 
     @Override
     public CustomTaskMetric[] currentMetricsValues() {
-        return new CustomTaskMetric[] {SharedStringsMetric.of(columns.sharedStringValues())};
+        return new CustomTaskMetric[] {SharedStringsMetric.of(columns.sharedStringValues()),
+                PageBytesCheckedMetric.of(pageBytesChecked)};
     }
 
     @Override

@@ -97,12 +97,14 @@ final class PageBatches implements AutoCloseable {
     private final boolean cut;               // the page straddles [firstId, endId): rows checked by id
     private final String host;
     private final String lane;
+    private final long checkedBytes;         // read whole for the CRC at the open (PageFileCheck)
     private ColumnarBatch current;
 
     private PageBatches(VectorizedParquetRecordReader reader, Path file, String where, StructType output,
                         int[] sources, int recordIds, int rows, Deletions deletions, String host, String lane,
-                        long firstId, long endId, boolean cut) {
+                        long firstId, long endId, boolean cut, long checkedBytes) {
         this.reader = reader;
+        this.checkedBytes = checkedBytes;
         this.file = file;
         this.where = where;
         this.output = output;
@@ -140,7 +142,7 @@ final class PageBatches implements AutoCloseable {
             throw new PageFileException(where + " holds " + size + " bytes, its PAGE record says " + ref.size()
                     + ": it was changed after paging; restore it from a backup");
         }
-        PageFileCheck.check(file, where, ref, eventsColumns, size);
+        long checkedBytes = PageFileCheck.check(file, where, ref, eventsColumns, size);
         boolean deleting = false;
         for (long recordId : ref.recordIds()) {
             deleting |= deletions.contains(recordId);
@@ -174,7 +176,7 @@ final class PageBatches implements AutoCloseable {
             throw new PageFileException(where + " does not read as the page its PAGE record names: " + bad, bad);
         }
         return new PageBatches(reader, file, where, output, sources, recordIds, rows,
-                deleting ? deletions : null, host, lane, firstId, endId, cut);
+                deleting ? deletions : null, host, lane, firstId, endId, cut, checkedBytes);
     }
 
 
@@ -232,6 +234,11 @@ final class PageBatches implements AutoCloseable {
             throw new PageFileException(where + " does not read as the page its PAGE record names: " + bad, bad);
         }
         return false;
+    }
+
+    /** The page file's bytes read whole to check its CRC when it was opened: 0 or its size. */
+    long checkedBytes() {
+        return checkedBytes;
     }
 
     /** The current batch, valid until the next {@link #next}. */

@@ -2,6 +2,7 @@ package io.sparkjournal.spark;
 
 import io.sparkjournal.events.PageRef;
 import io.sparkjournal.format.Constants;
+import io.sparkjournal.journal.SettledFile;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -43,15 +44,27 @@ final class PageFileCheck {
     private PageFileCheck() {
     }
 
-    /** The CRC, then the footer, of page {@code ref}'s {@code file} ({@code size} bytes, its record's). */
-    static void check(Path file, String where, PageRef ref, List<String> eventsColumns, long size)
+    /**
+     * The CRC, then the footer, of page {@code ref}'s {@code file} ({@code size} bytes, its record's);
+     * the CRC only where this JVM did not find the file, unchanged, holding it before
+     * ({@link CheckedPages}). Returns the bytes read whole for the CRC (0 or {@code size}).
+     */
+    static long check(Path file, String where, PageRef ref, List<String> eventsColumns, long size)
             throws IOException {
+        // the identity before the open: a file replaced in between is read now and known
+        // by the old identity, which a later look at the new file does not match
+        SettledFile identity = SettledFile.of(file);
+        boolean checked = CheckedPages.contains(identity, ref.crc32c());
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            checkCrc(channel, where, ref);
+            if (!checked) {
+                checkCrc(channel, where, ref);
+                CheckedPages.keep(identity, ref.crc32c());
+            }
             checkFooter(channel, where, ref, eventsColumns, size);
         } catch (NoSuchFileException missing) {
             throw PageBatches.gone(where);
         }
+        return checked ? 0 : size;
     }
 
     private static void checkCrc(FileChannel channel, String where, PageRef ref) throws IOException {
