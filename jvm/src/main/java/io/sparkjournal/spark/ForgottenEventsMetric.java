@@ -1,6 +1,5 @@
 package io.sparkjournal.spark;
 
-import org.apache.spark.sql.connector.metric.CustomSumMetric;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 
 /**
@@ -11,22 +10,13 @@ import org.apache.spark.sql.connector.metric.CustomTaskMetric;
  * UI (batch reads and each micro-batch of a stream); a stream also reports
  * it in its progress ({@link StreamMetrics}). 0: nothing forgotten.
  */
-public final class ForgottenEventsMetric extends CustomSumMetric {
+public final class ForgottenEventsMetric extends NamedSumMetric {
 
     static final String NAME = "forgottenEvents";
 
     /** Spark makes the driver's instance by its class name: public, no arguments. */
     public ForgottenEventsMetric() {
-    }
-
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public String description() {
-        return "committed events of forgotten nodes, not read";
+        super(NAME, "committed events of forgotten nodes, not read");
     }
 
     /** The plan's count. */

@@ -1,6 +1,5 @@
 package io.sparkjournal.spark;
 
-import org.apache.spark.sql.connector.metric.CustomSumMetric;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 
 /**
@@ -10,22 +9,13 @@ import org.apache.spark.sql.connector.metric.CustomTaskMetric;
  * page had been checked before in its executor, unchanged since
  * ({@link CheckedPages}).
  */
-public final class PageBytesCheckedMetric extends CustomSumMetric {
+public final class PageBytesCheckedMetric extends NamedSumMetric {
 
     static final String NAME = "pageBytesChecked";
 
     /** Spark makes the driver's instance by its class name: public, no arguments. */
     public PageBytesCheckedMetric() {
-    }
-
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public String description() {
-        return "page file bytes read whole to check their CRC-32C";
+        super(NAME, "page file bytes read whole to check their CRC-32C");
     }
 
     /** A task's count so far. */

@@ -1,6 +1,5 @@
 package io.sparkjournal.spark;
 
-import org.apache.spark.sql.connector.metric.CustomSumMetric;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 
 /**
@@ -10,22 +9,13 @@ import org.apache.spark.sql.connector.metric.CustomTaskMetric;
  * says the string columns read were long or mostly distinct, and were read
  * from the mapped records instead.
  */
-public final class SharedStringsMetric extends CustomSumMetric {
+public final class SharedStringsMetric extends NamedSumMetric {
 
     static final String NAME = "sharedStringValues";
 
     /** Spark makes the driver's instance by its class name: public, no arguments. */
     public SharedStringsMetric() {
-    }
-
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public String description() {
-        return "string values read as one shared copy per distinct value";
+        super(NAME, "string values read as one shared copy per distinct value");
     }
 
     /** A task's count so far. */
