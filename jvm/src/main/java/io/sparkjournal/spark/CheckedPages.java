@@ -20,7 +20,7 @@ import io.sparkjournal.journal.SettledFile;
  */
 final class CheckedPages {
 
-    static final int MAX_FILES = 1 << 16;
+    static final int MAX_FILES = 1 << 14;
 
     private record Checked(SettledFile file, long crc32c) {
     }
